@@ -1,0 +1,30 @@
+# `make test` and `make demo` each create .venv with Python 3.12 and install bayeval if needed.
+PYTHON ?= python3.12
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+# pytensor's compiled C code is cached inside the repo (ignored by git) and reused across runs.
+export PYTENSOR_FLAGS := base_compiledir=$(CURDIR)/.cache/pytensor
+export MPLBACKEND := Agg
+
+.PHONY: test demo lint clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check bayeval tests benchmarks
+	$(BIN)/ruff format --check bayeval tests benchmarks
+
+test: lint
+	$(BIN)/python -m pytest tests bayeval notebooks --nbmake -p no:cacheprovider
+
+demo: $(STAMP)
+	$(BIN)/python -m bayeval.demo
+
+clean:
+	rm -rf $(VENV) .cache build *.egg-info

@@ -1,0 +1,31 @@
+"""bayeval: label-efficient, Bayesian evaluation of ranked and scored pools.
+
+Decide which items to label, and turn a few labels into calibrated intervals on precision,
+recall and F-scores, with full posteriors inspectable in ArviZ.
+"""
+
+from bayeval import intervals
+from bayeval.intervals import (
+    Interval,
+    IntervalResult,
+    binomial_interval,
+    f1_interval,
+    precision_interval,
+    recall_interval,
+)
+from bayeval.sample import StratifiedSample
+
+__version__ = "0.1.0"
+
+__all__ = [
+    # data
+    "StratifiedSample",
+    # intervals
+    "Interval",
+    "IntervalResult",
+    "binomial_interval",
+    "f1_interval",
+    "intervals",
+    "precision_interval",
+    "recall_interval",
+]

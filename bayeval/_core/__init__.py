@@ -1,0 +1,1 @@
+"""Numpy/scipy-only kernels, vectorised over draws and strata."""

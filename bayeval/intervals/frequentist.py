@@ -1,0 +1,63 @@
+"""Frequentist recall intervals of Webber (2013) §3.1-3.4 and binomial precision intervals."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bayeval._core.normal import naive_binomial_moments, normal_recall_moments
+from bayeval.intervals._engines import BinomialBounds, KoopmanBounds, NormalBounds
+from bayeval.sample import StratifiedSample
+
+__all__ = ["NORMAL_METHODS", "binomial_engine", "koopman_engine", "normal_engine"]
+
+# method -> pseudo-counts added to each stratum's positives and negatives (§3.2-3.3)
+NORMAL_METHODS = {"normal-mle": 0.0, "normal-laplace": 1.0, "normal-agresti-coull": 2.0}
+
+
+def normal_engine(sample: StratifiedSample, method: str):
+    """Bounds engine and centre for ``naive-binomial`` and the ``normal-*`` methods."""
+    sample._require_sampled(f"method {method!r}")
+    args = (sample.population, sample.sampled, sample.positives, sample.retrieved)
+    if method == "naive-binomial":
+        centre, se = naive_binomial_moments(*args)
+    else:
+        centre, se = normal_recall_moments(*args, adjustment=NORMAL_METHODS[method])
+    return NormalBounds(centre, se, method), centre
+
+
+def koopman_engine(sample: StratifiedSample):
+    """Bounds engine and plug-in estimate for Koopman's interval (§3.4).
+
+    Strata are summed within segments: Koopman's interval is for two simple random samples, so
+    with several strata per segment it is valid only if each segment's strata were sampled at
+    the same rate.
+    """
+    sample._require_sampled("method 'koopman'")
+    tot = sample.segment_totals()
+    (N1, N0), (n1, n0), (r1, r0) = tot["N"], tot["n"], tot["r"]
+    engine = KoopmanBounds(r1, n1, N1, r0, n0, N0)
+    y1, y0 = N1 * r1 / n1, N0 * r0 / n0
+    estimate = y1 / (y1 + y0) if y1 + y0 > 0 else float("nan")
+    return engine, estimate
+
+
+def binomial_engine(r: int, n: int, method: str):
+    """Bounds engine and estimate ``r / n`` for a binomial proportion."""
+    return BinomialBounds(int(r), int(n), method), float(r / n)
+
+
+def retrieved_counts(sample: StratifiedSample, method: str) -> tuple[int, int]:
+    """``(r1, n1)`` of a retrieved segment sampled as one simple random sample."""
+    if sample.retrieved.sum() != 1:
+        raise ValueError(
+            f"precision method {method!r} treats precision as one binomial proportion, which "
+            f"needs a single retrieved stratum; this sample has {int(sample.retrieved.sum())}. "
+            "Use a posterior method (e.g. 'beta-binomial-half'), which combines strata."
+        )
+    (i,) = np.flatnonzero(sample.retrieved)
+    if sample.sampled[i] == 0:
+        raise ValueError(
+            f"precision method {method!r} needs a sample from the retrieved segment; "
+            "`sampled` is 0 there."
+        )
+    return int(sample.positives[i]), int(sample.sampled[i])

@@ -1,0 +1,26 @@
+"""PyMC model builders for the ``engine="pymc"`` path.
+
+Each builder turns a :class:`~bayeval.sample.StratifiedSample` into a ``pymc.Model``; each
+``sample_*`` function runs NUTS on it and returns an ArviZ-ready ``xarray.DataTree`` whose
+``posterior`` holds ``stratum_yield`` and ``segment_yield``. PyMC is imported only when one of
+these functions is called, so importing this package stays cheap. Model cards live in
+``models/<name>/spec.md`` at the repository root.
+
+- :func:`segment_yields_model`, :func:`sample_segment_yields`: independent Beta priors per
+  stratum; the NUTS twin of the closed-form beta-binomial posterior (Webber 2013, §2.8, §3.6).
+- :func:`hierarchical_yields_model`, :func:`sample_hierarchical_yields`: stratum prevalences
+  partially pooled within each segment, for designs with many small strata (Webber 2013, §4.4).
+"""
+
+from bayeval.models.hierarchical import hierarchical_yields_model, sample_hierarchical_yields
+from bayeval.models.segment_yields import SEGMENTS, sample_segment_yields, segment_yields_model
+
+__all__ = [
+    # independent stratum prevalences (conjugate; the exact engine's twin)
+    "SEGMENTS",
+    "segment_yields_model",
+    "sample_segment_yields",
+    # partial pooling within segments (non-conjugate; NUTS only)
+    "hierarchical_yields_model",
+    "sample_hierarchical_yields",
+]

@@ -1,0 +1,93 @@
+import numpy as np
+import pytest
+
+from bayeval.intervals.design import expected_interval_width, recall_estimator_distribution
+
+
+def test_webber_example_bias():
+    # Webber (2013) §2.4, Table 2.4 and Figure 2: true recall 0.25, estimator mean 0.31; the
+    # issue states the exact value 0.314 to three digits.
+    d = recall_estimator_distribution(N1=2000, R1=1000, N0=100000, R0=3000, n1=100, n0=100)
+    assert d.true_recall == 0.25
+    assert d.mean == pytest.approx(0.314, abs=0.0005)
+    assert d.bias == pytest.approx(d.mean - 0.25)
+    assert d.probabilities.sum() + d.undefined_probability == pytest.approx(1.0, abs=1e-12)
+
+
+def test_estimator_distribution_matches_simulation():
+    d = recall_estimator_distribution(N1=300, R1=120, N0=3000, R0=90, n1=30, n0=60)
+    rng = np.random.default_rng(4)
+    r1 = rng.hypergeometric(120, 180, 30, size=200_000)
+    r0 = rng.hypergeometric(90, 2910, 60, size=200_000)
+    y1, y0 = 300 * r1 / 30, 3000 * r0 / 60
+    ok = y1 + y0 > 0
+    est = y1[ok] / (y1[ok] + y0[ok])
+    assert est.mean() == pytest.approx(d.mean, abs=4 * est.std() / np.sqrt(est.size))
+    assert (~ok).mean() == pytest.approx(d.undefined_probability, abs=0.002)
+
+
+def test_estimator_distribution_is_degenerate_for_a_census():
+    d = recall_estimator_distribution(N1=50, R1=20, N0=80, R0=20, n1=50, n0=80)
+    assert d.values.tolist() == [0.5] and d.bias == pytest.approx(0.0)
+
+
+def test_estimator_distribution_bad_input():
+    with pytest.raises(ValueError, match="`R1` cannot exceed `N1`"):
+        recall_estimator_distribution(N1=10, R1=11, N0=100, R0=3, n1=5, n0=5)
+    with pytest.raises(ValueError, match="`n0` must be"):
+        recall_estimator_distribution(N1=10, R1=5, N0=100, R0=3, n1=5, n0=0)
+
+
+def test_expected_width_shrinks_with_sample_size():
+    common = dict(
+        population=5_000_000,
+        retrieved=500_000,
+        recall=0.5,
+        precision=0.5,
+        retrieved_share=0.3,
+        outcomes=60,
+        rng=2,
+    )
+    small = expected_interval_width(sample_size=1000, **common)
+    large = expected_interval_width(sample_size=4000, **common)
+    assert large.mean < small.mean - 4 * np.hypot(small.se, large.se)
+    # Roughly 1/sqrt(n) at mediate prevalence (Webber Fig. 15): quadrupling n halves width.
+    assert large.mean / small.mean == pytest.approx(0.5, abs=0.1)
+
+
+def test_expected_width_favours_unretrieved_for_high_recall():
+    # Webber §4.3 / Fig. 14: low precision and high recall favour sampling the unretrieved
+    # segment.
+    common = dict(
+        population=5_000_000,
+        retrieved=500_000,
+        recall=0.9,
+        precision=0.1,
+        sample_size=2000,
+        outcomes=60,
+        rng=3,
+    )
+    mostly_retrieved = expected_interval_width(retrieved_share=0.8, **common)
+    mostly_unretrieved = expected_interval_width(retrieved_share=0.2, **common)
+    assert mostly_unretrieved.mean < mostly_retrieved.mean
+
+
+def test_expected_width_bad_input():
+    with pytest.raises(ValueError, match="`retrieved_share` must be in the open interval"):
+        expected_interval_width(
+            population=1000,
+            retrieved=100,
+            recall=0.5,
+            precision=0.5,
+            sample_size=100,
+            retrieved_share=1.0,
+        )
+    with pytest.raises(ValueError, match="positives in the unretrieved segment"):
+        expected_interval_width(
+            population=1000,
+            retrieved=900,
+            recall=0.01,
+            precision=0.9,
+            sample_size=100,
+            retrieved_share=0.5,
+        )

@@ -1,0 +1,68 @@
+import numpy as np
+import pytest
+from scipy import stats
+
+import bayeval as be
+
+
+def test_binomial_precision_equals_binomial_interval(webber_example):
+    for method in be.intervals.BINOMIAL_METHODS:
+        res = be.precision_interval(webber_example, method=method)
+        ref = be.binomial_interval(50, 100, method=method)
+        assert (res.low, res.high, res.estimate) == (ref.low, ref.high, ref.estimate)
+
+
+def test_precision_posterior_is_the_retrieved_beta_binomial(webber_example):
+    # precision = R1 / N1 with R1 = 50 + BetaBinomial(1900, 50.5, 50.5): exact quantiles.
+    res = be.precision_interval(webber_example, method="beta-binomial-half", rng=0)
+    dist = stats.betabinom(1900, 50.5, 50.5)
+    assert res.low == pytest.approx((50 + dist.ppf(0.025)) / 2000, abs=1e-6)
+    assert res.high == pytest.approx((50 + dist.ppf(0.975)) / 2000, abs=1e-6)
+
+
+def test_finite_population_narrows_precision():
+    # Half of a 200-item retrieved segment sampled: the beta-binomial interval knows the 100
+    # sampled items exactly and is narrower than a binomial interval that ignores it.
+    s = be.StratifiedSample.two_segments(N1=200, n1=100, r1=60, N0=5000, n0=100, r0=2)
+    bb = be.precision_interval(s, method="beta-binomial-half")
+    jeffreys = be.precision_interval(s, method="jeffreys")
+    assert bb.high - bb.low < 0.8 * (jeffreys.high - jeffreys.low)
+
+
+def test_f1_agrees_with_exact_draws(webber_example):
+    res = be.f1_interval(webber_example, rng=0, draws=50_000)
+    draws = res.posterior["posterior"]["f1"].values.ravel()
+    # 200,000 exact draws: quantile MC error ~ 1e-3; 5e-3 is five of them.
+    np.testing.assert_allclose([res.low, res.high], np.quantile(draws, [0.025, 0.975]), atol=5e-3)
+
+
+def test_f1_from_yield_draws(webber_example):
+    tree = be.f1_interval(webber_example, rng=1).posterior["posterior"]
+    y = tree["segment_yield"]
+    f1 = 2 * y.sel(segment="retrieved") / (2000 + y.sum("segment"))
+    np.testing.assert_allclose(tree["f1"].values, f1.values)
+
+
+def test_precision_binomial_needs_one_retrieved_stratum(stratified_sample):
+    with pytest.raises(ValueError, match="needs a single retrieved stratum; this sample has 2"):
+        be.precision_interval(stratified_sample, method="wilson")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((5, 3), r"`r` cannot exceed `n`; got r=5 > n=3"),
+        ((1, 0), r"`n` must be at least 1"),
+        ((-1, 3), r"`r` must be non-negative"),
+        ((1.5, 3), r"`r` must contain whole numbers"),
+    ],
+)
+def test_binomial_interval_bad_input(args, message):
+    with pytest.raises(ValueError, match=message):
+        be.binomial_interval(*args)
+
+
+def test_binomial_jeffreys_forced_at_the_ends():
+    # Webber §2.7: the Jeffreys interval's lower end is set to 0 at r = 0, upper to 1 at r = n.
+    assert be.binomial_interval(0, 20, method="jeffreys").low == 0.0
+    assert be.binomial_interval(20, 20, method="jeffreys").high == 1.0

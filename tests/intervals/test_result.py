@@ -1,0 +1,113 @@
+"""IntervalResult recomputes intervals of other probabilities and kinds without resampling."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayeval as be
+
+METHODS = ["normal-mle", "koopman", "beta-jeffreys", "beta-binomial-half", "naive-binomial"]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_interval_at_other_prob_equals_a_fresh_call(webber_example, method):
+    res = be.recall_interval(webber_example, method=method, rng=0)
+    fresh = be.recall_interval(webber_example, method=method, prob=0.8, rng=0)
+    again = res.interval(0.8)
+    assert (again.low, again.high) == pytest.approx((fresh.low, fresh.high), abs=1e-12)
+    low, high = res.interval()  # unpacks; default is the original probability
+    assert (low, high) == (res.low, res.high)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_one_sided_is_one_end_of_a_wider_two_sided(webber_example, method):
+    res = be.recall_interval(webber_example, method=method, rng=0)
+    two = res.interval(0.9)
+    lower = res.interval(0.95, kind="lower")
+    upper = res.interval(0.95, kind="upper")
+    assert lower.low == pytest.approx(two.low, abs=2e-6) and lower.high == 1.0
+    assert upper.high == pytest.approx(two.high, abs=2e-6) and upper.low == 0.0
+
+
+def test_hdi_is_no_wider_than_equal_tailed(webber_example, stratified_sample):
+    for sample in (webber_example, stratified_sample):
+        res = be.recall_interval(sample, rng=0)
+        hdi = res.interval(0.95, kind="hdi")
+        eti = res.interval(0.95)
+        assert hdi.width <= eti.width + 1e-9
+        # Right-skewed posterior (sparse unretrieved sample): the HDI sits lower.
+        assert hdi.low < eti.low and hdi.high < eti.high
+
+
+def test_hdi_from_quadrature_matches_hdi_of_exact_draws(webber_example):
+    res = be.recall_interval(webber_example, rng=0, draws=25_000)  # 4 x 25,000 exact draws
+    hdi = res.interval(0.95, kind="hdi")
+    draws = np.sort(res.posterior["posterior"]["recall"].values.ravel())
+    k = int(np.ceil(0.95 * draws.size))
+    i = np.argmin(draws[k - 1 :] - draws[: draws.size - k + 1])
+    assert hdi.low == pytest.approx(draws[i], abs=0.01)
+    assert hdi.high == pytest.approx(draws[i + k - 1], abs=0.01)
+
+
+def test_summary_is_a_labelled_table(webber_example, stratified_sample):
+    table = be.recall_interval(webber_example, rng=0).summary()
+    assert isinstance(table, pd.DataFrame)
+    assert table.index.names == ["measure", "method"]
+    assert list(table.columns) == ["engine", "estimate", "low", "high", "prob", "kind"]
+    mc = be.recall_interval(stratified_sample, rng=0).summary()
+    assert {"mc_error_low", "mc_error_high"} <= set(mc.columns)
+
+
+def test_repr_is_readable(webber_example):
+    text = repr(be.recall_interval(webber_example, rng=0))
+    assert "beta-binomial-half" in text and "95% interval [0.1111, 0.5416]" in text
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda s: be.recall_interval(s, method="wald"), r"`method` must be one of .*'wald'"),
+        (lambda s: be.recall_interval(s, prob=1.2), r"`prob` must be in the open interval"),
+        (lambda s: be.recall_interval(s, prob="high"), r"`prob` must be a probability"),
+        (lambda s: be.recall_interval(s, kind="two-sided"), r"`kind` must be one of"),
+        (lambda s: be.recall_interval(s, engine="stan"), r"`engine` must be one of"),
+        (lambda s: be.recall_interval(s, method="koopman", engine="pymc"), r"`engine` applies"),
+        (
+            lambda s: be.recall_interval(s, method="beta-binomial-hierarchical", engine="exact"),
+            r"no closed-form posterior; use engine='pymc'",
+        ),
+        (lambda s: be.recall_interval(s, draws=0), r"`draws` must be a positive integer"),
+        (lambda s: be.recall_interval(s, rng="seed"), r"`rng` must be None, an int seed"),
+        (lambda s: be.recall_interval(s.to_frame()), r"`sample` must be a bayeval"),
+        (lambda s: be.f1_interval(s, method="wilson"), r"`method` must be one of"),
+    ],
+)
+def test_bad_arguments(webber_example, call, message):
+    with pytest.raises(ValueError, match=message):
+        call(webber_example)
+
+
+def test_bad_interval_arguments(webber_example):
+    res = be.recall_interval(webber_example, rng=0)
+    with pytest.raises(ValueError, match=r"`prob` must be in the open interval \(0, 1\); got 0"):
+        res.interval(0)
+    with pytest.raises(ValueError, match=r"`kind` must be one of"):
+        res.interval(0.9, kind="central")
+
+
+def test_unsampled_stratum_is_refused_by_frequentist_methods_only():
+    s = be.StratifiedSample([100, 500, 900], [10, 0, 20], [4, 0, 1], [True, True, False])
+    with pytest.raises(ValueError, match=r"strata \['s1'\] have `sampled` = 0"):
+        be.recall_interval(s, method="normal-mle")
+    with pytest.raises(ValueError, match="'beta-binomial-mcp' needs a sample from every stratum"):
+        be.recall_interval(s, method="beta-binomial-mcp")
+    res = be.recall_interval(s, method="beta-binomial-half", rng=0)  # the prior covers s1
+    assert 0 < res.low < res.high < 1
+
+
+def test_recall_needs_both_segments():
+    only_retrieved = be.StratifiedSample([100, 300], [10, 20], [5, 9], [True, True])
+    with pytest.raises(ValueError, match="recall needs strata in both segments"):
+        be.recall_interval(only_retrieved)
+    res = be.precision_interval(only_retrieved, rng=0)  # precision needs only the retrieved one
+    assert 0 < res.low < res.high < 1
