@@ -39,14 +39,54 @@ _TAIL = 1e-13  # probability left out of the represented support at each end
 _EXACT_EDGE_BINS = 32  # bins kept exact, integer by integer, next to a singular end of the pmf
 
 
-class DiscreteYield:
-    """Law of ``R = offset + X`` for an integer ``X``, as bins of ``h`` integers on a grid.
+class _CellLaw:
+    """Masses on ``n`` equal cells, with a linear density inside each cell.
 
-    Bin ``i`` holds the integers ``x_lo + i h, ..., x_lo + (i + 1) h - 1``; within a bin the
-    density is linear, with the slope of the neighbouring bins' masses, so the CDF is quadratic
-    between bin edges (``h = 1``: exact atoms). Where the
-    pmf is singular (next to 0 when ``a < 1``, next to ``M`` when ``b < 1``) the first or last
-    few bins also keep the exact CDF at every integer.
+    The slope in cell ``i`` is that of the neighbouring masses, clipped so the density stays
+    non-negative; the CDF is therefore quadratic within a cell and exact at cell edges. This
+    turns the midpoint rule's error in the CDF from ``O(w^2 f')`` into ``O(w^3 f'')``.
+    """
+
+    def _set_cells(self, mass: np.ndarray) -> None:
+        self.mass = mass / mass.sum()
+        self.grid = np.concatenate(([0.0], np.cumsum(self.mass)))
+        slope = np.zeros_like(self.mass)
+        if slope.size > 2:
+            slope[1:-1] = 0.5 * (self.mass[2:] - self.mass[:-2])
+            slope[0], slope[-1] = self.mass[1] - self.mass[0], self.mass[-1] - self.mass[-2]
+        self.slope = np.clip(slope, -2 * self.mass, 2 * self.mass)
+
+    def _cell_cdf(self, u: np.ndarray) -> np.ndarray:
+        """CDF at position ``u``, measured in cells from the first cell's left edge."""
+        n = self.mass.size
+        u = np.minimum(np.maximum(u, 0.0), n)
+        i = u.astype(np.intp)
+        np.minimum(i, n - 1, out=i)
+        frac = u - i
+        return self.grid[i] + frac * (self.mass[i] + 0.5 * self.slope[i] * (frac - 1))
+
+    def nodes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Quadrature nodes (yield values) and weights for expectations over this law."""
+        return self._nodes, self._weights
+
+
+def _corrected_midpoint(density: np.ndarray, width: float) -> np.ndarray:
+    """Cell masses: midpoint rule plus its curvature correction ``w^3 f'' / 24``.
+
+    ``f''`` comes from neighbouring cells (spacing ``w``), so the rule is fourth-order accurate
+    where the density is smooth; the end cells keep the plain midpoint rule.
+    """
+    mass = density * width
+    mass[1:-1] += width / 24 * (density[:-2] - 2 * density[1:-1] + density[2:])
+    return np.maximum(mass, 0.0)
+
+
+class DiscreteYield(_CellLaw):
+    """Law of ``R = offset + X`` for an integer ``X``, as cells of ``h`` integers.
+
+    Cell ``i`` holds the integers ``x_lo + i h, ..., x_lo + (i + 1) h - 1`` (``h = 1``: exact
+    atoms). Where the pmf is singular (next to 0 when ``a < 1``, next to ``M`` when ``b < 1``)
+    the first or last cells also keep the exact CDF at every integer.
 
     Use :func:`beta_binomial_yield` to build one.
     """
@@ -56,34 +96,24 @@ class DiscreteYield:
         self.x_lo = int(x_lo)
         self.h = int(h)
         total = mass.sum()
-        self.mass = mass / total
-        self.grid = np.concatenate(([0.0], np.cumsum(self.mass)))
-        # Within a bin the density is taken linear, its slope from the neighbouring bins and
-        # clipped to keep it non-negative (so the CDF stays monotone).
-        slope = np.zeros_like(self.mass)
-        slope[1:-1] = 0.5 * (self.mass[2:] - self.mass[:-2])
-        self.slope = np.clip(slope, -2 * self.mass, 2 * self.mass) if self.h > 1 else slope
+        self._set_cells(mass)
         centres = self.x_lo + self.h * np.arange(mass.size) + 0.5 * (self.h - 1)
         nodes, weights = [centres], [self.mass]
         keep = np.ones(mass.size, dtype=bool)
         # Exact per-integer CDF tables at a singular end: (first integer, cumulative masses).
-        self.low = self.high = None
+        self._tables = []
         for end, table in (("low", low), ("high", high)):
             if table is None:
                 continue
             start, pmf = table
             pmf = pmf / total
-            n_bins = pmf.size // self.h
-            first = 0 if end == "low" else mass.size - n_bins
-            before = self.grid[first]
-            setattr(self, end, (start, before + np.cumsum(pmf)))
+            n_cells = pmf.size // self.h
+            first = 0 if end == "low" else mass.size - n_cells
+            self._tables.append((start, self.grid[first] + np.cumsum(pmf)))
             # Quadrature there: exact atoms first, then groups growing by 10%, each at its mean.
-            keep[first : first + n_bins] = False
-            groups = (
-                _geometric_starts(pmf.size)
-                if end == "low"
-                else (pmf.size - _geometric_starts(pmf.size)[::-1] - 1)
-            )
+            keep[first : first + n_cells] = False
+            starts = _geometric_starts(pmf.size)
+            groups = starts if end == "low" else pmf.size - starts[::-1] - 1
             groups = np.unique(np.clip(groups, 0, pmf.size - 1))
             xs = start + np.arange(pmf.size)
             w = np.add.reduceat(pmf, groups)
@@ -100,64 +130,76 @@ class DiscreteYield:
         """Smallest and largest represented yield."""
         return self.offset + self.x_lo, self.offset + self.x_lo + self.h * self.mass.size - 1
 
-    def nodes(self) -> tuple[np.ndarray, np.ndarray]:
-        """Quadrature nodes (yield values) and weights for expectations over this law."""
-        return self._nodes, self._weights
-
     def cdf(self, y) -> np.ndarray:
         """``P(R <= y)`` for real ``y`` (vectorised)."""
         y = np.asarray(y, dtype=float)
         # A relative slack keeps y = 3 * (1 + 1e-16) and 2.9999999999999996 on the same atom.
         k = np.floor(y - self.offset + 1e-9 * np.maximum(1.0, np.abs(y)))
-        u = np.clip((k - self.x_lo + 1) / self.h, 0, self.mass.size)
-        i = np.minimum(u.astype(np.intp), self.mass.size - 1)
-        frac = u - i
-        out = self.grid[i] + frac * self.mass[i] + 0.5 * self.slope[i] * frac * (frac - 1)
-        for table in (self.low, self.high):
-            if table is not None:
-                start, cum = table
-                j = k - start
-                inside = (j >= 0) & (j < cum.size)
-                out = np.where(inside, cum[np.clip(j, 0, cum.size - 1).astype(np.intp)], out)
+        u = (k - self.x_lo + 1) / self.h
+        if self.h == 1:  # exact atoms: the CDF is a table lookup
+            return self.grid[np.minimum(np.maximum(u, 0.0), self.mass.size).astype(np.intp)]
+        out = self._cell_cdf(u)
+        for start, cum in self._tables:
+            j = k - start
+            inside = (j >= 0) & (j < cum.size)
+            if inside.any():
+                out[inside] = cum[j[inside].astype(np.intp)]
         return out
 
 
-class ContinuousYield:
+class ContinuousYield(_CellLaw):
     """Law of ``R = offset + M p`` with ``p ~ Beta(a, b)`` (the binomial model of Webber §3.5).
 
-    The CDF is the exact regularised incomplete beta function. Quadrature uses ``n_nodes``
-    equal-probability cells, each at its exact conditional mean, so expectations of linear
-    functions are exact.
+    ``p`` is held on ``n_cells`` equal cells over all but ``2 * 1e-13`` of its mass (all of
+    ``[0, 1]`` next to a singular end), with corrected-midpoint masses from the beta density;
+    in the outermost cells the masses and the CDF are exact incomplete beta functions.
     """
 
-    def __init__(self, offset, M, a, b, *, n_nodes=MAX_ATOMS):
+    def __init__(self, offset, M, a, b, *, n_cells=MAX_ATOMS):
         self.offset, self.M, self.a, self.b = float(offset), int(M), float(a), float(b)
         if self.M == 0:
             self._nodes, self._weights = np.array([self.offset]), np.ones(1)
             return
-        # Equal-probability cells of p, each represented by its exact conditional mean
-        # E[p | cell] = a / (a + b) * P_{Beta(a+1, b)}(cell) / P_{Beta(a, b)}(cell).
-        edges = special.betaincinv(self.a, self.b, np.linspace(0, 1, n_nodes + 1))
-        upper = special.betainc(self.a + 1, self.b, edges)
-        means = self.a / (self.a + self.b) * np.diff(upper) * n_nodes
-        self._nodes = self.offset + self.M * means
-        self._weights = np.full(n_nodes, 1.0 / n_nodes)
+        p_lo = 0.0 if a < 1 else float(special.betaincinv(a, b, _TAIL))
+        p_hi = 1.0 if b < 1 else float(special.betainccinv(a, b, _TAIL))
+        self.p_lo, self.width = p_lo, (p_hi - p_lo) / n_cells
+        edges = p_lo + self.width * np.arange(n_cells + 1)
+        centres = edges[:-1] + 0.5 * self.width
+        density = np.exp(
+            (a - 1) * np.log(centres) + (b - 1) * np.log1p(-centres) - special.betaln(a, b)
+        )
+        mass = _corrected_midpoint(density, self.width)
+        node_p = centres.copy()
+        # The outermost cells take exact incomplete-beta masses and CDF values: there the
+        # density may be singular (a < 1 or b < 1) or change by orders of magnitude per cell.
+        span = min(n_cells // 2, _EXACT_EDGE_BINS)
+        for cells in (slice(0, span), slice(n_cells - span, None)):
+            cell_edges = edges[cells.start : (cells.stop or n_cells) + 1]
+            mass[cells] = np.diff(special.betainc(a, b, cell_edges))
+            first_moment = np.diff(special.betainc(a + 1, b, cell_edges)) * a / (a + b)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                node_p[cells] = np.where(mass[cells] > 0, first_moment / mass[cells], node_p[cells])
+        self._exact_below, self._exact_above = edges[span], edges[n_cells - span]
+        self._set_cells(mass)
+        self._nodes = self.offset + self.M * node_p
+        self._weights = self.mass
 
     @property
     def support(self) -> tuple[float, float]:
         """Smallest and largest possible yield."""
         return self.offset, self.offset + self.M
 
-    def nodes(self) -> tuple[np.ndarray, np.ndarray]:
-        """Quadrature nodes (yield values) and weights for expectations over this law."""
-        return self._nodes, self._weights
-
     def cdf(self, y) -> np.ndarray:
         """``P(R <= y)`` for real ``y`` (vectorised)."""
         y = np.asarray(y, dtype=float)
         if self.M == 0:
             return (y >= self.offset).astype(float)
-        return special.betainc(self.a, self.b, np.clip((y - self.offset) / self.M, 0.0, 1.0))
+        p = (y - self.offset) / self.M
+        out = self._cell_cdf((p - self.p_lo) / self.width)
+        exact = (p < self._exact_below) | (p > self._exact_above)
+        if exact.any():
+            out[exact] = special.betainc(self.a, self.b, np.clip(p[exact], 0.0, 1.0))
+        return out
 
 
 YieldDistribution = DiscreteYield | ContinuousYield
@@ -224,12 +266,7 @@ def beta_binomial_yield(
     centres = np.minimum(centres, M)
     if h == 1:
         return DiscreteYield(offset, x_lo, 1, np.exp(_log_beta_binomial_pmf(centres, M, a, b)))
-    pmf_mid = np.exp(_log_beta_binomial_pmf(centres, M, a, b))
-    mass = pmf_mid * h
-    # Midpoint rule plus its curvature correction h^3 f''/24, with f'' from neighbouring bins
-    # (spacing h): fourth-order accurate where the pmf is smooth.
-    mass[1:-1] += h / 24 * (pmf_mid[:-2] - 2 * pmf_mid[1:-1] + pmf_mid[2:])
-    mass = np.maximum(mass, 0.0)
+    mass = _corrected_midpoint(np.exp(_log_beta_binomial_pmf(centres, M, a, b)), h)
     tables = {}
     span = min(n_bins, _EXACT_EDGE_BINS)
     for end, singular in (("low", a < 1 and x_lo == 0), ("high", b < 1 or overshoot)):
@@ -275,7 +312,7 @@ def beta_yield(offset: float, M: int, a: float, b: float, *, max_atoms: int = MA
     >>> print(f"{float(d.cdf(50 + 950)):.4f}")
     0.5000
     """
-    return ContinuousYield(offset, M, a, b, n_nodes=max_atoms)
+    return ContinuousYield(offset, M, a, b, n_cells=max_atoms)
 
 
 def measure_from_yields(measure: str, r1, r0, n1_population):
@@ -295,35 +332,36 @@ def measure_from_yields(measure: str, r1, r0, n1_population):
     raise ValueError(f"unknown measure {measure!r}")
 
 
-def measure_cdf(measure: str, t, retrieved: YieldDistribution, unretrieved, n1_population):
+def measure_cdf(measure: str, t, retrieved, unretrieved, n1_population):
     """Posterior ``P(measure <= t)`` for two independent segment yields (vectorised in ``t``).
 
     Parameters
     ----------
     measure : {"recall", "precision", "f1"}
     t : array_like
-        Measure values in ``[0, 1]``.
-    retrieved, unretrieved : YieldDistribution
+        Measure values.
+    retrieved, unretrieved : DiscreteYield or ContinuousYield
         Laws of ``R1`` and ``R0`` (``unretrieved`` is unused for precision).
     n1_population : int
         Size ``N1`` of the retrieved segment.
     """
-    t = np.atleast_1d(np.asarray(t, dtype=float))
-    out = np.where(t >= 1.0, 1.0, 0.0)
-    inner = (t >= 0) & (t < 1)
-    ts = t[inner]
+    t = np.asarray(t, dtype=float).reshape(-1)
+    tc = np.minimum(np.maximum(t, 0.0), 1.0)
     if measure == "precision":
-        out[inner] = retrieved.cdf(ts * n1_population)
-        return out
-    x0, w0 = unretrieved.nodes()
-    if measure == "recall":
-        scale, shift = ts / (1 - ts), 0.0
-    elif measure == "f1":
-        scale, shift = ts / (2 - ts), float(n1_population)
+        out = retrieved.cdf(tc * n1_population)
     else:
-        raise ValueError(f"unknown measure {measure!r}")
-    y = scale[:, None] * (x0[None, :] + shift)
-    out[inner] = retrieved.cdf(y) @ w0
+        x0, w0 = unretrieved.nodes()
+        with np.errstate(divide="ignore"):
+            if measure == "recall":
+                scale, shift = tc / (1 - tc), 0.0
+            elif measure == "f1":
+                scale, shift = tc / (2 - tc), float(n1_population)
+            else:
+                raise ValueError(f"unknown measure {measure!r}")
+        scale = np.minimum(scale, 1e300)  # t = 1 is handled below; avoid inf * 0
+        out = retrieved.cdf(scale[:, None] * (x0 + shift)) @ w0
+    out[t >= 1] = 1.0
+    out[t < 0] = 0.0
     return out
 
 
@@ -357,13 +395,14 @@ def _bracket_grid(measure, retrieved, unretrieved, n1_population) -> np.ndarray:
     return np.unique(np.clip(grid, 0.0, 1.0))
 
 
-def measure_ppf(measure, q, retrieved, unretrieved, n1_population, *, tol=1e-6, ftol=2e-6):
+def measure_ppf(measure, q, retrieved, unretrieved, n1_population, *, tol=1e-5):
     """Quantiles ``inf{t : P(measure <= t) >= q}`` on ``[0, 1]`` (vectorised in ``q``).
 
     One vectorised CDF evaluation on :func:`_bracket_grid` brackets every quantile; Illinois
     regula falsi then shrinks the brackets (halving the function value at an end that survives
-    twice makes both ends move). It stops when the bracket is narrower than ``tol`` or the
-    CDF at its upper end is within ``ftol`` of ``q``.
+    twice makes both ends move) until they are narrower than ``tol``, and the upper end is
+    returned. (A stopping rule on ``|F(t) - q|`` would be wrong here: on a plateau of a
+    discrete law every point satisfies it, but only the plateau's left end is the quantile.)
     """
     q = np.atleast_1d(np.asarray(q, dtype=float))
     grid = _bracket_grid(measure, retrieved, unretrieved, n1_population)
@@ -374,22 +413,24 @@ def measure_ppf(measure, q, retrieved, unretrieved, n1_population, *, tol=1e-6, 
     f_lo, f_hi = f_grid[j - 1] - q, f_grid[j] - q
     last = np.zeros(q.size, dtype=np.int8)  # which end the previous step moved: -1 lo, +1 hi
     for _ in range(200):
-        done = (hi - lo <= tol) | (f_hi <= ftol)
-        if done.all():
+        active = np.flatnonzero(hi - lo > tol)
+        if active.size == 0:
             break
+        a_lo, a_hi, fa_lo, fa_hi = lo[active], hi[active], f_lo[active], f_hi[active]
         with np.errstate(invalid="ignore", divide="ignore"):
-            trial = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
-        ok = np.isfinite(trial) & (trial > lo) & (trial < hi)
-        trial = np.clip(np.where(ok, trial, 0.5 * (lo + hi)), lo + 0.1 * tol, hi - 0.1 * tol)
-        trial = np.where(done, hi, trial)
-        f_t = measure_cdf(measure, trial, retrieved, unretrieved, n1_population) - q
-        above = (f_t >= 0) | done
+            trial = (a_lo * fa_hi - a_hi * fa_lo) / (fa_hi - fa_lo)
+        bad = ~((trial > a_lo) & (trial < a_hi))  # also catches NaN
+        trial[bad] = 0.5 * (a_lo[bad] + a_hi[bad])
+        f_t = measure_cdf(measure, trial, retrieved, unretrieved, n1_population) - q[active]
+        above = f_t >= 0
+        a_last = last[active]
         # Illinois: when the same end survives twice, halve its function value.
-        f_lo = np.where(above & (last == 1), 0.5 * f_lo, f_lo)
-        f_hi = np.where(~above & (last == -1), 0.5 * f_hi, f_hi)
-        hi, f_hi = np.where(above, trial, hi), np.where(above, np.where(done, f_hi, f_t), f_hi)
-        lo, f_lo = np.where(above, lo, trial), np.where(above, f_lo, f_t)
-        last = np.where(above, 1, -1).astype(np.int8)
+        fa_lo[above & (a_last == 1)] *= 0.5
+        fa_hi[~above & (a_last == -1)] *= 0.5
+        a_hi[above], fa_hi[above] = trial[above], f_t[above]
+        a_lo[~above], fa_lo[~above] = trial[~above], f_t[~above]
+        lo[active], hi[active], f_lo[active], f_hi[active] = a_lo, a_hi, fa_lo, fa_hi
+        last[active] = np.where(above, 1, -1)
     return hi
 
 

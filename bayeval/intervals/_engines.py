@@ -156,10 +156,15 @@ class QuadratureBounds:
         if kind == "hdi":
             return _hdi_from_ppf(self.ppf, prob)
         lower_tail, upper_tail = _tails(prob, kind)
-        qs = [q for q in (lower_tail, None if upper_tail is None else 1 - upper_tail) if q]
-        values = iter(self.ppf(qs))
-        low = 0.0 if lower_tail is None else float(next(values))
-        high = 1.0 if upper_tail is None else float(next(values))
+        levels = [0.5 if lower_tail is None else lower_tail]
+        levels.append(0.5 if upper_tail is None else 1 - upper_tail)
+        if "median" not in self.__dict__:  # solved with the bounds, in the same vector
+            levels.append(0.5)
+        values = self.ppf(levels)
+        if len(levels) == 3:
+            self.__dict__["median"] = float(values[2])
+        low = 0.0 if lower_tail is None else float(values[0])
+        high = 1.0 if upper_tail is None else float(values[1])
         return low, high
 
     @cached_property

@@ -102,7 +102,7 @@ def _interval(sample, measure, method, allowed, *, prob, kind, engine, rng, draw
             draws=draws,
             sampler_options=sampler_options,
         )
-        estimate = bounds.median
+        estimate = None  # the posterior median, solved together with the bounds below
     elif method in BINOMIAL_METHODS:
         bounds, estimate = binomial_engine(*retrieved_counts(sample, method), method)
     elif method == "koopman":
@@ -114,6 +114,8 @@ def _interval(sample, measure, method, allowed, *, prob, kind, engine, rng, draw
         r_unret = sample.positives[~sample.retrieved].sum()
         bounds = Forced(bounds, low_zero=r_ret == 0, high_one=r_unret == 0)
     low, high = bounds.bounds(prob, kind)
+    if estimate is None:
+        estimate = bounds.median
     return IntervalResult(
         measure, method, float(estimate), float(low), float(high), prob, kind, engine, bounds
     )

@@ -59,8 +59,10 @@ def test_summary_is_a_labelled_table(webber_example, stratified_sample):
 
 
 def test_repr_is_readable(webber_example):
-    text = repr(be.recall_interval(webber_example, rng=0))
-    assert "beta-binomial-half" in text and "95% interval [0.1111, 0.5416]" in text
+    res = be.recall_interval(webber_example, rng=0)
+    text = repr(res)
+    assert "beta-binomial-half" in text and "equal-tailed 95% interval" in text
+    assert f"[{res.low:.4f}, {res.high:.4f}]" in text
 
 
 @pytest.mark.parametrize(
