@@ -131,8 +131,11 @@ class DiscreteYield(_CellLaw):
         return self.offset + self.x_lo, self.offset + self.x_lo + self.h * self.mass.size - 1
 
     def cdf(self, y) -> np.ndarray:
-        """``P(R <= y)`` for real ``y`` (vectorised)."""
+        """``P(R <= y)`` for real ``y`` (vectorised; the result has the shape of ``y``)."""
         y = np.asarray(y, dtype=float)
+        return self._cdf(y.reshape(-1)).reshape(y.shape)
+
+    def _cdf(self, y: np.ndarray) -> np.ndarray:
         # A relative slack keeps y = 3 * (1 + 1e-16) and 2.9999999999999996 on the same atom.
         k = np.floor(y - self.offset + 1e-9 * np.maximum(1.0, np.abs(y)))
         u = (k - self.x_lo + 1) / self.h
@@ -190,8 +193,11 @@ class ContinuousYield(_CellLaw):
         return self.offset, self.offset + self.M
 
     def cdf(self, y) -> np.ndarray:
-        """``P(R <= y)`` for real ``y`` (vectorised)."""
+        """``P(R <= y)`` for real ``y`` (vectorised; the result has the shape of ``y``)."""
         y = np.asarray(y, dtype=float)
+        return self._cdf(y.reshape(-1)).reshape(y.shape)
+
+    def _cdf(self, y: np.ndarray) -> np.ndarray:
         if self.M == 0:
             return (y >= self.offset).astype(float)
         p = (y - self.offset) / self.M
