@@ -24,7 +24,7 @@ test: lint
 	$(BIN)/python -m pytest tests bayeval notebooks --nbmake -p no:cacheprovider
 
 demo: $(STAMP)
-	$(BIN)/python -m bayeval.demo
+	$(BIN)/bayeval demo
 
 clean:
 	rm -rf $(VENV) .cache build *.egg-info

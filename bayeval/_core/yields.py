@@ -377,9 +377,12 @@ def _bracket_grid(measure, retrieved, unretrieved, n1_population) -> np.ndarray:
     A delta-method normal approximation places most of them near the bulk; the extreme
     represented yields give the ends, so every quantile lies between two grid points.
     """
-    (x1, w1), (x0, w0) = retrieved.nodes(), unretrieved.nodes()
-    m1, m0 = w1 @ x1, w0 @ x0
-    v1, v0 = w1 @ (x1 - m1) ** 2, w0 @ (x0 - m0) ** 2
+    x1, w1 = retrieved.nodes()
+    m1, v1 = w1 @ x1, w1 @ (x1 - w1 @ x1) ** 2
+    if unretrieved is None:  # precision needs only the retrieved segment
+        unretrieved = DiscreteYield(0, 0, 1, np.ones(1))
+    x0, w0 = unretrieved.nodes()
+    m0, v0 = w0 @ x0, w0 @ (x0 - w0 @ x0) ** 2
     if measure == "precision":
         mu, grad = m1 / n1_population, (1 / n1_population, 0.0)
     elif measure == "recall":

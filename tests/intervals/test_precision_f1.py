@@ -67,3 +67,16 @@ def test_binomial_jeffreys_forced_at_the_ends():
     # Webber §2.7: the Jeffreys interval's lower end is set to 0 at r = 0, upper to 1 at r = n.
     assert be.binomial_interval(0, 20, method="jeffreys").low == 0.0
     assert be.binomial_interval(20, 20, method="jeffreys").high == 1.0
+
+
+def test_precision_with_stratified_unretrieved_segment():
+    # One retrieved stratum, several unretrieved ones: precision uses the quadrature path and
+    # equals the precision of the retrieved segment alone.
+    s = be.StratifiedSample(
+        [514, 143, 72494, 426349], [80, 60, 150, 150], [77, 2, 0, 0], [True, False, False, False]
+    )
+    alone = be.StratifiedSample([514], [80], [77], [True])
+    res = be.precision_interval(s, rng=0)
+    ref = be.precision_interval(alone, rng=0)
+    assert res.mc_error is None
+    assert (res.low, res.high) == pytest.approx((ref.low, ref.high))
