@@ -23,6 +23,7 @@ from bayeval.models.segment_yields import (
     _check_sample,
     _check_shape_param,
     _coords,
+    _observe,
     _run_nuts,
     _segment_index,
 )
@@ -139,13 +140,7 @@ def hierarchical_yields_model(
         prevalence = pm.Deterministic(
             "prevalence", pm.math.invlogit(mu[seg] + spread[seg] * z), dims="stratum"
         )
-        pm.Binomial(
-            "sampled_positives",
-            n=sample.sampled,
-            p=prevalence,
-            observed=sample.positives,
-            dims="stratum",
-        )
+        _observe(sample, prevalence)
     if not finite_population:
         _add_yields(model, sample, finite_population=False)
     return model

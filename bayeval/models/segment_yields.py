@@ -108,6 +108,19 @@ def _segment_index(sample: StratifiedSample) -> np.ndarray:
     return np.where(sample.retrieved, 0, 1).astype(np.int64)
 
 
+def _observe(sample: StratifiedSample, prevalence) -> None:
+    """Add the likelihood of the sampled positives, ``r_s ~ Binomial(n_s, prevalence_s)``."""
+    import pymc as pm
+
+    pm.Binomial(
+        "sampled_positives",
+        n=sample.sampled,
+        p=prevalence,
+        observed=sample.positives,
+        dims="stratum",
+    )
+
+
 def _add_yields(model: pm.Model, sample: StratifiedSample, finite_population: bool) -> None:
     """Add ``stratum_yield`` and ``segment_yield`` deterministics to ``model``.
 
@@ -265,14 +278,7 @@ def segment_yields_model(
     finite_population = _check_flag(finite_population, "finite_population")
 
     with pm.Model(coords=_coords(sample)) as model:
-        prevalence = pm.Beta("prevalence", alpha=a, beta=b, dims="stratum")
-        pm.Binomial(
-            "sampled_positives",
-            n=sample.sampled,
-            p=prevalence,
-            observed=sample.positives,
-            dims="stratum",
-        )
+        _observe(sample, pm.Beta("prevalence", alpha=a, beta=b, dims="stratum"))
     if not finite_population:
         _add_yields(model, sample, finite_population=False)
     return model
