@@ -17,9 +17,22 @@ from bayeval.sample import StratifiedSample
 
 __version__ = "0.1.0"
 
+_LAZY_SUBMODULES = ("datasets", "demo", "models")
+
+
+def __getattr__(name: str):
+    """Import the heavier subpackages on first use (``be.datasets``, ``be.models``)."""
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"bayeval.{name}")
+    raise AttributeError(f"module 'bayeval' has no attribute {name!r}")
+
+
 __all__ = [
     # data
     "StratifiedSample",
+    "datasets",
     # intervals
     "Interval",
     "IntervalResult",
@@ -28,4 +41,6 @@ __all__ = [
     "intervals",
     "precision_interval",
     "recall_interval",
+    # models for engine="pymc"
+    "models",
 ]

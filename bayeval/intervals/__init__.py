@@ -10,17 +10,30 @@ from bayeval.intervals.api import (
     precision_interval,
     recall_interval,
 )
+from bayeval.intervals.design import (
+    EstimatorDistribution,
+    WidthEstimate,
+    expected_interval_width,
+    recall_estimator_distribution,
+)
 from bayeval.intervals.result import Interval, IntervalResult
 
 __all__ = [
+    # method names
     "BINOMIAL_METHODS",
     "F1_METHODS",
     "PRECISION_METHODS",
     "RECALL_METHODS",
+    # intervals and their results
     "Interval",
     "IntervalResult",
     "binomial_interval",
     "f1_interval",
     "precision_interval",
     "recall_interval",
+    # design: the estimator's sampling distribution, expected widths
+    "EstimatorDistribution",
+    "WidthEstimate",
+    "expected_interval_width",
+    "recall_estimator_distribution",
 ]

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from bayeval._validation import check_count_array, check_prob, check_rng
 from bayeval.sample import StratifiedSample
@@ -115,6 +114,8 @@ def recall_estimator_distribution(
         raise ValueError(f"`n1` and `n0` must be at least 1; got n1={n1}, n0={n0}.")
     if R1 + R0 == 0:
         raise ValueError("recall is undefined when `R1` + `R0` = 0; give a positive yield.")
+    from scipy import stats  # imported here: scipy.stats is slow to import
+
     r1 = np.arange(n1 + 1)
     r0 = np.arange(n0 + 1)
     p1 = stats.hypergeom.pmf(r1, N1, R1, n1)
