@@ -61,7 +61,7 @@ class StratifiedSample:
     >>> import bayeval as be
     >>> s = be.StratifiedSample.two_segments(N1=2000, n1=100, r1=50, N0=100000, n0=100, r0=3)
     >>> s
-    StratifiedSample(2 strata: retrieved N=2000 n=100 r=50; unretrieved N=100000 n=100 r=3)
+    StratifiedSample(retrieved N=2000 n=100 r=50; unretrieved N=100000 n=100 r=3)
     >>> round(s.recall_estimate(), 4)
     0.25
     """
@@ -241,6 +241,21 @@ class StratifiedSample:
         denom = n1 + r1 + r0
         return float(2 * r1 / denom) if denom > 0 else float("nan")
 
+    def proportional_within_segments(self) -> bool:
+        """Tell whether each segment's strata were sampled at the same rate (up to rounding).
+
+        Then a segment's summed counts are those of a simple random sample of the segment
+        (proportional allocation), which methods built for one sample per segment require.
+        """
+        for mask in (self.retrieved, ~self.retrieved):
+            N, n = self.population[mask], self.sampled[mask]
+            if N.sum() == 0:
+                continue
+            expected = N * n.sum() / N.sum()
+            if np.any(np.abs(n - expected) > 1):
+                return False
+        return True
+
     def _require_sampled(self, what: str) -> None:
         unsampled = (self.sampled == 0) & (self.population > 0)
         if unsampled.any():
@@ -266,19 +281,20 @@ class StratifiedSample:
         )
 
     def __repr__(self) -> str:
-        if self.n_strata <= 4:
-            parts = [
-                f"{'retrieved' if ret else 'unretrieved'} N={N} n={n} r={r}"
-                for N, n, r, ret in zip(
-                    self.population, self.sampled, self.positives, self.retrieved, strict=True
+        if self.n_strata <= 6:
+            parts = []
+            for i, name in enumerate(self.names):
+                segment = "retrieved" if self.retrieved[i] else "unretrieved"
+                label = name if name == segment else f"{name} ({segment})"
+                parts.append(
+                    f"{label} N={self.population[i]} n={self.sampled[i]} r={self.positives[i]}"
                 )
-            ]
-            return f"StratifiedSample({self.n_strata} strata: {'; '.join(parts)})"
+            return f"StratifiedSample({'; '.join(parts)})"
         tot = self.segment_totals()
         return (
             f"StratifiedSample({self.n_strata} strata; retrieved N={tot['N'][0]} "
             f"n={tot['n'][0]} r={tot['r'][0]}; unretrieved N={tot['N'][1]} n={tot['n'][1]} "
-            f"r={tot['r'][1]})"
+            f"r={tot['r'][1]}; .to_frame() lists them)"
         )
 
     def __eq__(self, other: Any) -> bool:

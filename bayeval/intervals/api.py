@@ -175,7 +175,8 @@ def recall_interval(
                                   (§3.3, Eq. 27-30)
     ``normal-agresti-coull``      the same after adding 2 and 2 (§3.3)
     ``koopman``                   Koopman's score interval on ``p0 / p1``, mapped to recall
-                                  (§3.4); strata are summed within segments
+                                  (§3.4); strata are summed within segments, so they must
+                                  have been sampled at the same rate (else ``ValueError``)
     ``beta-jeffreys``             ``R = r + (N - n) p``, ``p ~ Beta(r + 1/2, n - r + 1/2)`` per
                                   stratum (§3.5)
     ``beta-binomial-uniform``     beta-binomial yield posterior, ``Beta(1, 1)`` prior (§3.6)
@@ -189,8 +190,8 @@ def recall_interval(
 
     As in the paper, the lower bound is forced to 0 when no positive was sampled in the
     retrieved segment and the upper bound to 1 when none was sampled in the unretrieved one.
-    Normal intervals are clipped to ``[0, 1]``. The exact engine's quadrature error is below
-    1e-4 in the bounds; its Monte Carlo path reports ``mc_error``.
+    Normal intervals are clipped to ``[0, 1]``. The exact engine's quadrature error in the
+    bounds is about 1e-5; its Monte Carlo path reports ``mc_error``.
 
     References
     ----------

@@ -28,11 +28,22 @@ def normal_engine(sample: StratifiedSample, method: str):
 def koopman_engine(sample: StratifiedSample):
     """Bounds engine and plug-in estimate for Koopman's interval (§3.4).
 
-    Strata are summed within segments: Koopman's interval is for two simple random samples, so
-    with several strata per segment it is valid only if each segment's strata were sampled at
-    the same rate.
+    Koopman's interval is for two simple random samples. Strata are summed within segments,
+    which is valid only when each segment's strata were sampled at the same rate; otherwise the
+    summed proportions are biased and the interval is refused.
     """
     sample._require_sampled("method 'koopman'")
+    if not sample.proportional_within_segments():
+        rates = ", ".join(
+            f"{name}: {n}/{N}"
+            for name, n, N in zip(sample.names, sample.sampled, sample.population, strict=True)
+        )
+        raise ValueError(
+            "method 'koopman' treats each segment as one simple random sample, but the strata "
+            f"of a segment were sampled at different rates ({rates}); summing them would bias "
+            "the interval (Webber §3.4: no straightforward stratified extension). Use a "
+            "posterior method such as 'beta-binomial-half', which draws per stratum."
+        )
     tot = sample.segment_totals()
     (N1, N0), (n1, n0), (r1, r0) = tot["N"], tot["n"], tot["r"]
     engine = KoopmanBounds(r1, n1, N1, r0, n0, N0)

@@ -122,19 +122,25 @@ def _tree(sample, measure, arrays, chains, draws):
         "segment": ["retrieved", "unretrieved"],
     }
     posterior = xr.Dataset(data, coords=coords)
-    constant = xr.Dataset(
+    observed = xr.Dataset(
+        {"sampled_positives": ("stratum", sample.positives)}, coords={"stratum": list(sample.names)}
+    )
+    return xr.DataTree.from_dict(
+        {"posterior": posterior, "constant_data": _constant_data(sample), "observed_data": observed}
+    )
+
+
+def _constant_data(sample):
+    """Build the design group: stratum sizes, sample sizes, segments (for both engines)."""
+    import xarray as xr
+
+    return xr.Dataset(
         {
             "population": ("stratum", sample.population),
             "sampled": ("stratum", sample.sampled),
             "retrieved": ("stratum", sample.retrieved),
         },
         coords={"stratum": list(sample.names)},
-    )
-    observed = xr.Dataset(
-        {"sampled_positives": ("stratum", sample.positives)}, coords={"stratum": list(sample.names)}
-    )
-    return xr.DataTree.from_dict(
-        {"posterior": posterior, "constant_data": constant, "observed_data": observed}
     )
 
 
@@ -213,4 +219,5 @@ def _pymc_bounds(sample, measure, method, rng, draws, sampler_options, n1):
     posterior = tree["posterior"].to_dataset()
     posterior[measure] = (("chain", "draw"), values)
     tree["posterior"] = posterior
+    tree["constant_data"] = _constant_data(sample)
     return DrawsBounds(values, tree, independent=False)

@@ -106,7 +106,15 @@ class IntervalResult:
 
     @property
     def posterior(self) -> xr.DataTree:
-        """An ArviZ-ready ``xarray.DataTree`` with a ``posterior`` group (posterior methods)."""
+        """An ArviZ-ready ``xarray.DataTree`` with a ``posterior`` group (posterior methods).
+
+        Groups: ``posterior`` (``prevalence``, ``stratum_yield``, ``segment_yield`` and the
+        measure), ``observed_data``, ``constant_data`` and, for ``engine="pymc"``,
+        ``sample_stats``. When each segment is one stratum the exact engine computes the bounds
+        by quadrature and this tree holds independent exact draws for inspection (``draws``
+        per chain, 4 chains); quantiles of those draws carry Monte Carlo error that the bounds
+        do not.
+        """
         posterior = getattr(self._bounds, "posterior", None)
         if posterior is None:
             raise AttributeError(
@@ -120,7 +128,7 @@ class IntervalResult:
         """Monte Carlo standard errors of ``(low, high)``, or ``None`` without sampling.
 
         ``None`` for closed forms and for the exact engine's quadrature, whose numerical error
-        in the bounds is about 1e-6.
+        in the bounds is about 1e-5.
         """
         mc_error = getattr(self._bounds, "mc_error", None)
         return None if mc_error is None else mc_error(self.prob, self.kind)

@@ -113,3 +113,34 @@ def test_recall_needs_both_segments():
         be.recall_interval(only_retrieved)
     res = be.precision_interval(only_retrieved, rng=0)  # precision needs only the retrieved one
     assert 0 < res.low < res.high < 1
+
+
+def test_koopman_refuses_unequal_sampling_rates(stratified_sample):
+    with pytest.raises(ValueError, match="sampled at different rates.*top: 60/800"):
+        be.recall_interval(stratified_sample, method="koopman")
+    # Proportional allocation within each segment is a simple random sample per segment.
+    proportional = be.StratifiedSample(
+        [1000, 3000, 20000, 80000], [25, 75, 40, 160], [20, 30, 2, 3], [True, True, False, False]
+    )
+    summed = be.StratifiedSample.two_segments(N1=4000, n1=100, r1=50, N0=100000, n0=200, r0=5)
+    res = be.recall_interval(proportional, method="koopman")
+    ref = be.recall_interval(summed, method="koopman")
+    assert (res.low, res.high) == (ref.low, ref.high)
+
+
+@pytest.mark.slow
+def test_both_engines_give_the_same_groups(webber_example):
+    exact = be.recall_interval(webber_example, rng=0).posterior
+    nuts = be.recall_interval(
+        webber_example, engine="pymc", rng=0, draws=200, sampler_options={"tune": 200}
+    ).posterior
+    assert {"posterior", "observed_data", "constant_data"} <= set(exact.children)
+    assert {"posterior", "observed_data", "constant_data", "sample_stats"} <= set(nuts.children)
+    common = {"prevalence", "stratum_yield", "segment_yield", "recall"}
+    assert common <= set(exact["posterior"].data_vars)
+    assert common <= set(nuts["posterior"].data_vars)
+
+
+def test_repr_names_strata(stratified_sample):
+    text = repr(stratified_sample)
+    assert "top (retrieved) N=800 n=60 r=50" in text and "rest (unretrieved)" in text
