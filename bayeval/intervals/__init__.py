@@ -14,6 +14,7 @@ from bayeval.intervals.design import (
     EstimatorDistribution,
     WidthEstimate,
     expected_interval_width,
+    expected_width_grid,
     recall_estimator_distribution,
 )
 from bayeval.intervals.result import Interval, IntervalResult
@@ -35,5 +36,6 @@ __all__ = [
     "EstimatorDistribution",
     "WidthEstimate",
     "expected_interval_width",
+    "expected_width_grid",
     "recall_estimator_distribution",
 ]

@@ -55,7 +55,7 @@ F1_METHODS = tuple(POSTERIOR_METHODS)
 ENGINES = ("exact", "pymc")
 
 
-def _check_sample(sample, measure):
+def _check_sample(sample):
     if not isinstance(sample, StratifiedSample):
         raise ValueError(
             f"`sample` must be a bayeval.StratifiedSample; got {type(sample).__name__}. Build one "
@@ -83,7 +83,7 @@ def _resolve_engine(engine, method):
 
 
 def _interval(sample, measure, method, allowed, *, prob, kind, engine, rng, draws, sampler_options):
-    sample = _check_sample(sample, measure)
+    sample = _check_sample(sample)
     check_choice(method, allowed, "method")
     prob = check_prob(prob)
     kind = check_kind(kind)

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayeval._validation import check_count_array, check_prob, check_rng
+from bayeval._validation import check_choice, check_count_array, check_prob, check_rng
 from bayeval.sample import StratifiedSample
 
 __all__ = [
     "EstimatorDistribution",
     "WidthEstimate",
     "expected_interval_width",
+    "expected_width_grid",
     "recall_estimator_distribution",
 ]
 
@@ -145,14 +146,50 @@ class WidthEstimate:
     outcomes: int
 
 
+def _population_yields(population, retrieved, recall, precision, prevalence):
+    """Return sizes and positives ``(N1, N0, R1, R0)`` of a hypothetical population.
+
+    Recall and one of precision or prevalence fix the positives.
+    """
+    population, retrieved = _count(population, "population"), _count(retrieved, "retrieved")
+    if retrieved >= population:
+        raise ValueError(
+            f"`retrieved` must be smaller than `population`; got {retrieved} >= {population}."
+        )
+    if (precision is None) == (prevalence is None):
+        raise ValueError(
+            "give exactly one of `precision` and `prevalence` (with `recall` either fixes the "
+            f"population's positives); got precision={precision!r}, prevalence={prevalence!r}."
+        )
+    for value, name in ((recall, "recall"), (precision, "precision"), (prevalence, "prevalence")):
+        if value is not None and not 0 < value <= 1:
+            raise ValueError(f"`{name}` must be in (0, 1]; got {value!r}.")
+    N1, N0 = retrieved, population - retrieved
+    if precision is not None:
+        R1 = round(precision * N1)
+        R0 = round(R1 / recall) - R1
+    else:
+        total = round(prevalence * population)
+        R1 = round(recall * total)
+        R0 = total - R1
+    if R1 > N1 or R0 > N0:
+        raise ValueError(
+            f"these rates put {R1} positives in the retrieved segment of {N1} and {R0} in the "
+            f"unretrieved segment of {N0}: they do not fit; check recall and precision or "
+            "prevalence."
+        )
+    return N1, N0, R1, R0
+
+
 def expected_interval_width(
     *,
     population: int,
     retrieved: int,
     recall: float,
-    precision: float,
     sample_size: int,
     retrieved_share: float,
+    precision: float | None = None,
+    prevalence: float | None = None,
     method: str = "beta-binomial-half",
     measure: str = "recall",
     prob: float = 0.95,
@@ -161,20 +198,24 @@ def expected_interval_width(
 ) -> WidthEstimate:
     """Estimate the expected width of an interval for a planned design (Webber §4.3).
 
-    The hypothetical population has ``R1 = round(precision * retrieved)`` positives retrieved
-    and ``R0 = round(R1 / recall) - R1`` unretrieved. ``outcomes`` sample outcomes are drawn
-    from the two hypergeometric distributions and the interval computed for each.
+    The hypothetical population has ``R = round(prevalence * population)`` positives, of which
+    ``R1 = round(recall * R)`` are retrieved; or, given precision instead of prevalence,
+    ``R1 = round(precision * retrieved)`` and ``R = round(R1 / recall)``. ``outcomes`` sample
+    outcomes are drawn from the two segments' hypergeometric distributions and the interval is
+    computed for each; the mean width is reported with its Monte Carlo standard error.
 
     Parameters
     ----------
     population, retrieved : int
-        Pool size and retrieved-segment size.
-    recall, precision : float
-        Anticipated recall and precision of the retrieval, in (0, 1].
+        Pool size and retrieved-segment size (both known at design time).
+    recall : float
+        Anticipated recall of the retrieval, in (0, 1].
     sample_size : int
         Total labels to buy.
     retrieved_share : float
         Fraction of them drawn from the retrieved segment, in (0, 1).
+    precision, prevalence : float, optional
+        Exactly one: anticipated precision of the retrieval, or prevalence in the pool.
     method, measure, prob : str, str, float
         The interval to plan for (see :func:`bayeval.recall_interval`).
     outcomes : int
@@ -187,7 +228,10 @@ def expected_interval_width(
 
     Examples
     --------
-    >>> from bayeval.intervals.design import expected_interval_width
+    Webber's Figure 15 setting: 5 million documents, half a million retrieved, recall and
+    precision 0.5, 5,000 labels with a fifth of them from the retrieved segment.
+
+    >>> from bayeval.intervals import expected_interval_width
     >>> w = expected_interval_width(population=5_000_000, retrieved=500_000, recall=0.5,
     ...                             precision=0.5, sample_size=5000, retrieved_share=0.2,
     ...                             outcomes=40, rng=0)
@@ -196,24 +240,12 @@ def expected_interval_width(
     """
     from bayeval.intervals.api import f1_interval, precision_interval, recall_interval
 
-    population, retrieved = _count(population, "population"), _count(retrieved, "retrieved")
+    N1, N0, R1, R0 = _population_yields(population, retrieved, recall, precision, prevalence)
     sample_size = _count(sample_size, "sample_size")
-    for value, name in ((recall, "recall"), (precision, "precision")):
-        if not 0 < value <= 1:
-            raise ValueError(f"`{name}` must be in (0, 1]; got {value!r}.")
     share = check_prob(retrieved_share, "retrieved_share")
-    if retrieved >= population:
-        raise ValueError(
-            f"`retrieved` must be smaller than `population`; got {retrieved} >= {population}."
-        )
-    N1, N0 = retrieved, population - retrieved
-    R1 = round(precision * N1)
-    R0 = round(R1 / recall) - R1
-    if R0 > N0:
-        raise ValueError(
-            f"recall {recall} with precision {precision} needs {R0} positives in the "
-            f"unretrieved segment of {N0} items; lower the prevalence this implies."
-        )
+    check_choice(measure, ("recall", "precision", "f1"), "measure")
+    if not isinstance(outcomes, (int, np.integer)) or outcomes < 2:
+        raise ValueError(f"`outcomes` must be an integer of at least 2; got {outcomes!r}.")
     n1 = max(1, round(share * sample_size))
     n0 = sample_size - n1
     if n0 < 1 or n1 > N1 or n0 > N0:
@@ -231,4 +263,84 @@ def expected_interval_width(
         widths[i] = res.high - res.low
     return WidthEstimate(
         float(widths.mean()), float(widths.std(ddof=1) / np.sqrt(outcomes)), outcomes
+    )
+
+
+def expected_width_grid(
+    *,
+    population: int,
+    retrieved: int,
+    recall: float,
+    sample_sizes,
+    retrieved_shares,
+    precision: float | None = None,
+    prevalence: float | None = None,
+    method: str = "beta-binomial-half",
+    measure: str = "recall",
+    prob: float = 0.95,
+    outcomes: int = 100,
+    rng: int | np.random.Generator | None = None,
+):
+    """Tabulate expected interval widths by sample size and allocation (Webber Figs. 14-15).
+
+    Parameters
+    ----------
+    population, retrieved, recall, precision, prevalence, method, measure, prob, outcomes, rng
+        As in :func:`expected_interval_width`.
+    sample_sizes : sequence of int
+        Total labels to compare.
+    retrieved_shares : sequence of float
+        Fractions of the labels drawn from the retrieved segment.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``mean_width`` and its Monte Carlo standard error ``se`` with dims ``sample_size`` and
+        ``retrieved_share``; NaN where a design does not fit the segments.
+
+    Examples
+    --------
+    >>> from bayeval.intervals import expected_width_grid
+    >>> grid = expected_width_grid(population=5_000_000, retrieved=500_000, recall=0.9,
+    ...                            precision=0.1, sample_sizes=[1000, 4000],
+    ...                            retrieved_shares=[0.2, 0.8], outcomes=20, rng=1)
+    >>> best = grid["mean_width"].idxmin("retrieved_share")  # allocation with narrowest width
+    >>> [float(x) for x in best]  # high recall, low precision: favour the unretrieved segment
+    [0.2, 0.2]
+    """
+    import xarray as xr
+
+    gen = check_rng(rng)
+    sizes = [int(n) for n in sample_sizes]
+    shares = [float(f) for f in retrieved_shares]
+    mean = np.full((len(sizes), len(shares)), np.nan)
+    se = np.full_like(mean, np.nan)
+    for i, size in enumerate(sizes):
+        for j, share in enumerate(shares):
+            try:
+                w = expected_interval_width(
+                    population=population,
+                    retrieved=retrieved,
+                    recall=recall,
+                    precision=precision,
+                    prevalence=prevalence,
+                    sample_size=size,
+                    retrieved_share=share,
+                    method=method,
+                    measure=measure,
+                    prob=prob,
+                    outcomes=outcomes,
+                    rng=gen,
+                )
+            except ValueError as err:
+                if "does not fit segments" not in str(err):
+                    raise
+                continue
+            mean[i, j], se[i, j] = w.mean, w.se
+    coords = {"sample_size": sizes, "retrieved_share": shares}
+    dims = ("sample_size", "retrieved_share")
+    return xr.Dataset(
+        {"mean_width": (dims, mean), "se": (dims, se)},
+        coords=coords,
+        attrs={"method": method, "measure": measure, "prob": prob, "outcomes": outcomes},
     )

@@ -1,7 +1,11 @@
 import numpy as np
 import pytest
 
-from bayeval.intervals.design import expected_interval_width, recall_estimator_distribution
+from bayeval.intervals.design import (
+    expected_interval_width,
+    expected_width_grid,
+    recall_estimator_distribution,
+)
 
 
 def test_webber_example_bias():
@@ -73,16 +77,10 @@ def test_expected_width_favours_unretrieved_for_high_recall():
 
 
 def test_expected_width_bad_input():
+    common = dict(population=1000, retrieved=100, recall=0.5, sample_size=100)
     with pytest.raises(ValueError, match="`retrieved_share` must be in the open interval"):
-        expected_interval_width(
-            population=1000,
-            retrieved=100,
-            recall=0.5,
-            precision=0.5,
-            sample_size=100,
-            retrieved_share=1.0,
-        )
-    with pytest.raises(ValueError, match="positives in the unretrieved segment"):
+        expected_interval_width(precision=0.5, retrieved_share=1.0, **common)
+    with pytest.raises(ValueError, match="they do not fit"):
         expected_interval_width(
             population=1000,
             retrieved=900,
@@ -91,3 +89,41 @@ def test_expected_width_bad_input():
             sample_size=100,
             retrieved_share=0.5,
         )
+    with pytest.raises(ValueError, match="exactly one of `precision` and `prevalence`"):
+        expected_interval_width(precision=0.5, prevalence=0.1, retrieved_share=0.5, **common)
+    with pytest.raises(ValueError, match="`measure` must be one of"):
+        expected_interval_width(prevalence=0.1, retrieved_share=0.5, measure="accuracy", **common)
+
+
+def test_prevalence_and_precision_describe_the_same_population():
+    # 5M items, prevalence 0.1 -> 500,000 positives; recall 0.5 -> R1 = 250,000; with 500,000
+    # retrieved that is precision 0.5: both parameterisations give the same design.
+    common = dict(
+        population=5_000_000,
+        retrieved=500_000,
+        recall=0.5,
+        sample_size=800,
+        retrieved_share=0.5,
+        outcomes=10,
+    )
+    a = expected_interval_width(prevalence=0.1, rng=4, **common)
+    b = expected_interval_width(precision=0.5, rng=4, **common)
+    assert a.mean == b.mean
+
+
+def test_width_grid():
+    grid = expected_width_grid(
+        population=20_000,
+        retrieved=2_000,
+        recall=0.6,
+        prevalence=0.05,
+        sample_sizes=[200, 800, 5000],
+        retrieved_shares=[0.3, 0.7],
+        outcomes=20,
+        rng=5,
+    )
+    assert grid["mean_width"].dims == ("sample_size", "retrieved_share")
+    width = grid["mean_width"]
+    assert np.all(width.sel(sample_size=800) < width.sel(sample_size=200))
+    # 70% of 5000 labels exceeds the 2000 retrieved items: that design does not fit.
+    assert np.isnan(float(width.sel(sample_size=5000, retrieved_share=0.7)))
