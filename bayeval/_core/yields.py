@@ -35,6 +35,7 @@ __all__ = [
 ]
 
 MAX_ATOMS = 1024
+_NODE_FLOOR = 1e-10  # quadrature nodes lighter than this are dropped
 _TAIL = 1e-13  # probability left out of the represented support at each end
 _EXACT_EDGE_BINS = 32  # bins kept exact, integer by integer, next to a singular end of the pmf
 
@@ -66,8 +67,16 @@ class _CellLaw:
         return self.grid[i] + frac * (self.mass[i] + 0.5 * self.slope[i] * (frac - 1))
 
     def nodes(self) -> tuple[np.ndarray, np.ndarray]:
-        """Quadrature nodes (yield values) and weights for expectations over this law."""
-        return self._nodes, self._weights
+        """Quadrature nodes (yield values) and weights for expectations over this law.
+
+        Nodes of weight below ``_NODE_FLOOR`` (extreme tails; at most ~1e-7 of mass in all) are
+        left out and the rest renormalised: they cannot move a CDF by more than that mass, and
+        leaving them out makes every CDF evaluation cheaper.
+        """
+        if not hasattr(self, "_kept"):
+            keep = self._weights >= _NODE_FLOOR
+            self._kept = (self._nodes[keep], self._weights[keep] / self._weights[keep].sum())
+        return self._kept
 
 
 def _corrected_midpoint(density: np.ndarray, width: float) -> np.ndarray:

@@ -128,7 +128,7 @@ class IntervalResult:
         """Monte Carlo standard errors of ``(low, high)``, or ``None`` without sampling.
 
         ``None`` for closed forms and for the exact engine's quadrature, whose numerical error
-        in the bounds is about 1e-5.
+        in the bounds is below 1e-4.
         """
         mc_error = getattr(self._bounds, "mc_error", None)
         return None if mc_error is None else mc_error(self.prob, self.kind)
