@@ -50,21 +50,24 @@ class _CellLaw:
 
     def _set_cells(self, mass: np.ndarray) -> None:
         self.mass = mass / mass.sum()
+        n = self.mass.size
         self.grid = np.concatenate(([0.0], np.cumsum(self.mass)))
         slope = np.zeros_like(self.mass)
-        if slope.size > 2:
+        if n > 2:
             slope[1:-1] = 0.5 * (self.mass[2:] - self.mass[:-2])
             slope[0], slope[-1] = self.mass[1] - self.mass[0], self.mass[-1] - self.mass[-2]
-        self.slope = np.clip(slope, -2 * self.mass, 2 * self.mass)
+        half = 0.5 * np.clip(slope, -2 * self.mass, 2 * self.mass)
+        # Within cell i at fraction f the CDF is grid[i] + f (mass[i] - half[i]) + half[i] f^2.
+        # The coefficient tables carry one extra zero so that u = n needs no clamping.
+        self._linear = np.append(self.mass - half, 0.0)
+        self._quadratic = np.append(half, 0.0)
 
     def _cell_cdf(self, u: np.ndarray) -> np.ndarray:
         """CDF at position ``u``, measured in cells from the first cell's left edge."""
-        n = self.mass.size
-        u = np.minimum(np.maximum(u, 0.0), n)
+        u = np.minimum(np.maximum(u, 0.0), self.mass.size)
         i = u.astype(np.intp)
-        np.minimum(i, n - 1, out=i)
-        frac = u - i
-        return self.grid[i] + frac * (self.mass[i] + 0.5 * self.slope[i] * (frac - 1))
+        f = u - i
+        return self.grid[i] + f * (self._linear[i] + self._quadratic[i] * f)
 
     def nodes(self) -> tuple[np.ndarray, np.ndarray]:
         """Quadrature nodes (yield values) and weights for expectations over this law.
@@ -145,12 +148,13 @@ class DiscreteYield(_CellLaw):
         return self._cdf(y.reshape(-1)).reshape(y.shape)
 
     def _cdf(self, y: np.ndarray) -> np.ndarray:
-        # A relative slack keeps y = 3 * (1 + 1e-16) and 2.9999999999999996 on the same atom.
-        k = np.floor(y - self.offset + 1e-9 * np.maximum(1.0, np.abs(y)))
-        u = (k - self.x_lo + 1) / self.h
+        # A slack of 1e-12 relative (plus 1e-9) keeps y = 3 * (1 + 1e-16) and
+        # 2.9999999999999996 on the same atom; yields are non-negative.
+        k = np.floor(y * (1 + 1e-12) + (1e-9 - self.offset))
         if self.h == 1:  # exact atoms: the CDF is a table lookup
-            return self.grid[np.minimum(np.maximum(u, 0.0), self.mass.size).astype(np.intp)]
-        out = self._cell_cdf(u)
+            u = np.minimum(np.maximum(k + (1 - self.x_lo), 0.0), self.mass.size)
+            return self.grid[u.astype(np.intp)]
+        out = self._cell_cdf((k + (1 - self.x_lo)) * (1 / self.h))
         for start, cum in self._tables:
             j = k - start
             inside = (j >= 0) & (j < cum.size)
@@ -191,7 +195,7 @@ class ContinuousYield(_CellLaw):
             first_moment = np.diff(special.betainc(a + 1, b, cell_edges)) * a / (a + b)
             with np.errstate(invalid="ignore", divide="ignore"):
                 node_p[cells] = np.where(mass[cells] > 0, first_moment / mass[cells], node_p[cells])
-        self._exact_below, self._exact_above = edges[span], edges[n_cells - span]
+        self._exact_cells = span  # cells at either end whose CDF is computed exactly
         self._set_cells(mass)
         self._nodes = self.offset + self.M * node_p
         self._weights = self.mass
@@ -209,11 +213,14 @@ class ContinuousYield(_CellLaw):
     def _cdf(self, y: np.ndarray) -> np.ndarray:
         if self.M == 0:
             return (y >= self.offset).astype(float)
-        p = (y - self.offset) / self.M
-        out = self._cell_cdf((p - self.p_lo) / self.width)
-        exact = (p < self._exact_below) | (p > self._exact_above)
+        u = (y - self.offset) * (1 / (self.M * self.width)) - self.p_lo / self.width
+        out = self._cell_cdf(u)
+        n, span = self.mass.size, self._exact_cells
+        # Exact values inside the outermost cells; beyond the support the cells give 0 or 1.
+        exact = ((u > 0) & (u < span)) | ((u > n - span) & (u < n))
         if exact.any():
-            out[exact] = special.betainc(self.a, self.b, np.clip(p[exact], 0.0, 1.0))
+            p = (y[exact] - self.offset) / self.M
+            out[exact] = special.betainc(self.a, self.b, np.clip(p, 0.0, 1.0))
         return out
 
 
@@ -374,7 +381,7 @@ def measure_cdf(measure: str, t, retrieved, unretrieved, n1_population):
             else:
                 raise ValueError(f"unknown measure {measure!r}")
         scale = np.minimum(scale, 1e300)  # t = 1 is handled below; avoid inf * 0
-        out = retrieved.cdf(scale[:, None] * (x0 + shift)) @ w0
+        out = retrieved.cdf(scale[:, None] * (x0 + shift if shift else x0)) @ w0
     out[t >= 1] = 1.0
     out[t < 0] = 0.0
     return out
@@ -429,27 +436,31 @@ def measure_ppf(measure, q, retrieved, unretrieved, n1_population, *, tol=1e-5):
     j = np.clip(np.searchsorted(f_grid, q, side="left"), 1, grid.size - 1)
     lo, hi = grid[j - 1], grid[j]
     f_lo, f_hi = f_grid[j - 1] - q, f_grid[j] - q
-    last = np.zeros(q.size, dtype=np.int8)  # which end the previous step moved: -1 lo, +1 hi
+    # Bookkeeping in Python floats: there are only a few quantiles, and numpy's per-call
+    # overhead on arrays of that size would cost more than the CDF evaluations.
+    lo, hi, f_lo, f_hi = lo.tolist(), hi.tolist(), f_lo.tolist(), f_hi.tolist()
+    last = [0] * q.size  # which end the previous step moved: -1 lo, +1 hi
     for _ in range(200):
-        active = np.flatnonzero(hi - lo > tol)
-        if active.size == 0:
+        active = [i for i in range(q.size) if hi[i] - lo[i] > tol]
+        if not active:
             break
-        a_lo, a_hi, fa_lo, fa_hi = lo[active], hi[active], f_lo[active], f_hi[active]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            trial = (a_lo * fa_hi - a_hi * fa_lo) / (fa_hi - fa_lo)
-        bad = ~((trial > a_lo) & (trial < a_hi))  # also catches NaN
-        trial[bad] = 0.5 * (a_lo[bad] + a_hi[bad])
-        f_t = measure_cdf(measure, trial, retrieved, unretrieved, n1_population) - q[active]
-        above = f_t >= 0
-        a_last = last[active]
-        # Illinois: when the same end survives twice, halve its function value.
-        fa_lo[above & (a_last == 1)] *= 0.5
-        fa_hi[~above & (a_last == -1)] *= 0.5
-        a_hi[above], fa_hi[above] = trial[above], f_t[above]
-        a_lo[~above], fa_lo[~above] = trial[~above], f_t[~above]
-        lo[active], hi[active], f_lo[active], f_hi[active] = a_lo, a_hi, fa_lo, fa_hi
-        last[active] = np.where(above, 1, -1)
-    return hi
+        trials = []
+        for i in active:
+            denom = f_hi[i] - f_lo[i]
+            t = (lo[i] * f_hi[i] - hi[i] * f_lo[i]) / denom if denom > 0 else lo[i]
+            trials.append(t if lo[i] < t < hi[i] else 0.5 * (lo[i] + hi[i]))
+        f_t = measure_cdf(measure, trials, retrieved, unretrieved, n1_population)
+        for i, t, value in zip(active, trials, f_t.tolist(), strict=True):
+            value -= q[i]
+            if value >= 0:
+                if last[i] == 1:  # Illinois: the same end survived twice, halve its value
+                    f_lo[i] *= 0.5
+                hi[i], f_hi[i], last[i] = t, value, 1
+            else:
+                if last[i] == -1:
+                    f_hi[i] *= 0.5
+                lo[i], f_lo[i], last[i] = t, value, -1
+    return np.array(hi)
 
 
 def sample_stratum_yields(rng, N, n, r, a, b, size: int, *, finite_population: bool = True):
