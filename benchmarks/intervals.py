@@ -202,6 +202,12 @@ def time_method(
                 elapsed, out = _timed(call)
                 seconds.append(elapsed)
                 bounds.append((out.low, out.high) if hasattr(out, "low") else out)
+        # Back to back: the method alone, as when many intervals are computed in a row (the
+        # interleaved baseline's large arrays evict the method's small tables from the cache).
+        consecutive = []
+        for i in range(repeats):
+            elapsed, _ = _timed(lambda s=2000 + i: fn(sample, method=method, prob=PROB, rng=s))
+            consecutive.append(elapsed)
     finally:
         gc.enable()
     method_stats, baseline_stats = _quartiles(method_s), _quartiles(baseline_s)
@@ -219,6 +225,7 @@ def time_method(
         **method_stats,
         "baseline": baseline_stats,
         "ratio": method_stats["median_s"] / baseline_stats["median_s"],
+        "back_to_back_median_s": float(np.median(consecutive)),
         "mc_error": None if mc_error is None else list(mc_error),
         "numerical_error": error,
         "numerical_error_source": error_source,
@@ -488,6 +495,26 @@ def format_report(report: dict) -> str:
             base.append(f"{_ms(float(np.median(meds)))}" if meds else "n/a")
         table.append(["baseline: 40,000 draws", "monte carlo", *base])
         out.append(_markdown(header, table))
+    out.append(
+        "\nrecall: median ms per interval back to back (the method alone, repeated; warm caches)\n"
+    )
+    table = []
+    for method in methods_for("recall"):
+        cells = []
+        for s in samples:
+            r = rows_by.get((s, "recall", method))
+            if r is None or "skipped" in r or "back_to_back_median_s" not in r:
+                cells.append("n/a")
+                continue
+            within = s in report["two_segment"] and r["numerical_error"] < TARGET_MC_ERROR
+            mark = (
+                ""
+                if s not in report["two_segment"]
+                else (" ✓" if within and r["back_to_back_median_s"] <= TARGET_SECONDS else " ✗")
+            )
+            cells.append(f"{_ms(r['back_to_back_median_s'])}{mark}")
+        table.append([method, *cells])
+    out.append(_markdown(["method", *samples], table))
     out.append(
         "\nrecall bounds, numerical error of bayeval: quadrature = max |bayeval - exact "
         "summation|, monte carlo = bayeval's mc_error; last row: sd of the baseline's bounds "
