@@ -64,8 +64,11 @@ File layout (``np.savez_compressed`` format, fixed zip timestamps, no pickled ob
 
 import hashlib
 import importlib.metadata
+import logging
 import os
 from pathlib import Path
+
+log = logging.getLogger("build_febrl_pairs")
 
 SEED = 20240601
 THRESHOLD = 0.5
@@ -160,7 +163,8 @@ def _savez_compressed_reproducible(path, **arrays):
 
 
 def main():
-    """Build the file and print its summary."""
+    """Build the file and log its summary."""
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
     import jellyfish
     import numpy as np
     import pandas as pd
@@ -187,7 +191,7 @@ def main():
     )
     x_train = _pair_features(train_df, ia[sample], ib[sample], jw)
     y_train = is_link[sample]
-    print(
+    log.info(
         f"FEBRL2: {n_train} records, {len(is_link)} pairs, {len(pos)} true links;"
         f" training on {len(sample)} pairs ({int(y_train.sum())} links)"
     )
@@ -197,10 +201,10 @@ def main():
     model.fit(x_train, y_train)
     feature_names = [f"jw_{f}" for f in STRING_FIELDS] + [f"exact_{f}" for f in EXACT_FIELDS]
     for name, c in zip(feature_names, model.coef_[0], strict=True):
-        print(f"  coef {name:>22s} {c: .4f}")
-    print(f"  intercept {model.intercept_[0]: .4f}")
+        log.info(f"  coef {name:>22s} {c: .4f}")
+    log.info(f"  intercept {model.intercept_[0]: .4f}")
     train_pred = model.predict_proba(x_train)[:, 1] >= THRESHOLD
-    print(
+    log.info(
         f"  training sample at {THRESHOLD}: TP={int((train_pred & y_train).sum())}"
         f" FP={int((train_pred & ~y_train).sum())} FN={int((~train_pred & y_train).sum())}"
     )
@@ -238,12 +242,12 @@ def main():
     )
     digest = hashlib.sha256(OUT_FILE.read_bytes()).hexdigest()
 
-    print(f"FEBRL1: {n} records, {len(label)} pairs, {int(label.sum())} true links")
-    print(f"  TP={tp} FP={fp} FN={fn} TN={tn}")
-    print(f"  precision={tp / (tp + fp):.4f} recall={tp / (tp + fn):.4f}")
-    print(f"  score range [{score.min():.3g}, {score.max():.3g}]")
-    print(f"wrote {OUT_FILE} ({os.path.getsize(OUT_FILE)} bytes), sha256 {digest}")
-    print(
+    log.info(f"FEBRL1: {n} records, {len(label)} pairs, {int(label.sum())} true links")
+    log.info(f"  TP={tp} FP={fp} FN={fn} TN={tn}")
+    log.info(f"  precision={tp / (tp + fp):.4f} recall={tp / (tp + fn):.4f}")
+    log.info(f"  score range [{score.min():.3g}, {score.max():.3g}]")
+    log.info(f"wrote {OUT_FILE} ({os.path.getsize(OUT_FILE)} bytes), sha256 {digest}")
+    log.info(
         f"versions: recordlinkage {recordlinkage.__version__}, scikit-learn {sklearn.__version__},"
         f" jellyfish {importlib.metadata.version('jellyfish')},"
         f" numpy {np.__version__}, pandas {pd.__version__}"
