@@ -4,7 +4,7 @@ Decide which items to label, and turn a few labels into calibrated intervals on 
 recall and F-scores, with full posteriors inspectable in ArviZ.
 """
 
-from bayeval import intervals
+from bayeval import intervals, oracles
 from bayeval.intervals import (
     Interval,
     IntervalResult,
@@ -39,6 +39,7 @@ __all__ = [
     "binomial_interval",
     "f1_interval",
     "intervals",
+    "oracles",
     "precision_interval",
     "recall_interval",
     # models for engine="pymc"
