@@ -17,7 +17,7 @@ from bayeval.sample import StratifiedSample
 
 __version__ = "0.1.0"
 
-_LAZY_SUBMODULES = ("datasets", "demo", "models")
+_LAZY_SUBMODULES = ("curves", "datasets", "demo", "models")
 
 
 def __getattr__(name: str):
@@ -42,6 +42,8 @@ __all__ = [
     "oracles",
     "precision_interval",
     "recall_interval",
+    # precision curves of ranked lists (planners so far)
+    "curves",
     # models for engine="pymc"
     "models",
 ]

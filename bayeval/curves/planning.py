@@ -1,0 +1,823 @@
+"""Planners: which ranks a precision-curve method queries and how many labels it needs.
+
+Each planner answers, before a single label is bought, the two questions a practitioner asks of
+the random-sampling baseline, LogStrat and PAULA (Sabharwal & Sedghi, 2017): *at which ranks is the
+precision function queried* and *how many distinct items are annotated*. The algorithms in
+:mod:`bayeval.curves` call the same planners, so a plan is the exact list of ranks they query.
+
+Everything here is O(number of queried points): the geometric points ``g_j = ceil((1 + eps)^j)``
+are computed only for ``j`` between ``ell`` and ``L``, never as arrays of length ``n_items``, so
+lists of ``2 * 10**9`` items plan in milliseconds.
+
+References
+----------
+.. [1] A. Sabharwal and H. Sedghi. How good are my predictions? Efficiently approximating
+   precision-recall curves for massive datasets. UAI 2017.
+.. [2] A. Sabharwal and Y. Xue. Adaptive stratified sampling for precision-recall estimation.
+   UAI 2018.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
+from fractions import Fraction
+from numbers import Integral, Real
+from typing import Any, ClassVar
+
+import numpy as np
+
+from bayeval._validation import check_prob
+
+__all__ = [
+    "CurvePlan",
+    "LogStratPlan",
+    "PaulaPlan",
+    "RandomPlan",
+    "geometric_points",
+    "plan_logstrat",
+    "plan_paula",
+    "plan_random",
+]
+
+#: Largest list the planners accept: ranks stay exact in float64 and int64 arithmetic.
+MAX_ITEMS = 2**53
+
+#: Window used for the default ``r_tilde`` of LogStrat: the AdaStrat paper's experiments (§5)
+#: run LogStrat and PAULA (window 100) on the same geometric points (78, 234 and 312 queries).
+_LOGSTRAT_DEFAULT_WINDOW = 100
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _check_whole(value: Any, name: str, *, minimum: int, maximum: int | None = None) -> int:
+    """Return ``value`` as an int ``>= minimum`` (whole floats such as ``2e9`` are accepted)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
+        raise ValueError(f"`{name}` must be a whole number >= {minimum}; got {value!r}.")
+    if isinstance(value, Integral):
+        number = int(value)
+    else:
+        as_float = float(value)
+        if not math.isfinite(as_float) or as_float != round(as_float):
+            raise ValueError(f"`{name}` must be a whole number >= {minimum}; got {value!r}.")
+        number = int(as_float)
+    if number < minimum:
+        raise ValueError(f"`{name}` must be a whole number >= {minimum}; got {value!r}.")
+    if maximum is not None and number > maximum:
+        raise ValueError(f"`{name}` must be at most {maximum}; got {value!r}.")
+    return number
+
+
+def _check_real(value: Any, name: str) -> float:
+    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
+        raise ValueError(f"`{name}` must be a real number; got {value!r}.")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"`{name}` must be finite; got {value!r}.")
+    return number
+
+
+def _check_epsilon(epsilon: Any) -> float:
+    value = _check_real(epsilon, "epsilon")
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"`epsilon` must be in the half-open interval (0, 1]; got {epsilon!r}.")
+    return value
+
+
+def _check_p_min(p_min: Any) -> float:
+    value = _check_real(p_min, "p_min")
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"`p_min` must be in the half-open interval (0, 1]; got {p_min!r}.")
+    return value
+
+
+def _check_beta(beta: Any) -> float:
+    value = _check_real(beta, "beta")
+    if not value > 1.0:
+        raise ValueError(f"`beta` must be greater than 1; got {beta!r}.")
+    return value
+
+
+def _check_alpha(alpha: Any) -> float:
+    value = _check_real(alpha, "alpha")
+    if not value > 0.0:
+        raise ValueError(f"`alpha` must be greater than 0; got {alpha!r}.")
+    return value
+
+
+def _check_n_items(n_items: Any) -> int:
+    return _check_whole(n_items, "n_items", minimum=1, maximum=MAX_ITEMS)
+
+
+def _check_r_tilde(r_tilde: Any, n_items: int, default: int, default_text: str) -> int:
+    if r_tilde is None:
+        if default > n_items:
+            raise ValueError(
+                f"`r_tilde` must not exceed n_items={n_items}; the default {default_text} = "
+                f"{default} does, so the list is too short for these settings (annotate it "
+                f"exhaustively, or pass a smaller r_tilde)."
+            )
+        return default
+    value = _check_whole(r_tilde, "r_tilde", minimum=1)
+    if value > n_items:
+        raise ValueError(f"`r_tilde` must not exceed n_items={n_items}; got {r_tilde!r}.")
+    return value
+
+
+# --------------------------------------------------------------------------- geometry
+
+
+class _Geometry:
+    """Exact ``g_j = ceil((1 + eps)^j)`` and ``floor(eps (1 + eps)^j - 1)``.
+
+    ``eps`` is read as the decimal it prints as (``0.03`` is 3/100, not the nearest binary
+    double), so these integers are those of the paper's arithmetic. A float evaluation is checked
+    and, within ``_NEAR`` (relative) of an integer, redone in decimal arithmetic with 40 digits
+    to spare; the float error is below ``2e-14`` relative for every ``j`` used here.
+    """
+
+    _NEAR = 1e-11
+
+    def __init__(self, epsilon: float):
+        self.epsilon = epsilon
+        self._log_ratio = math.log1p(epsilon)
+        self._eps = Decimal(repr(epsilon))
+        self._ratio = 1 + self._eps
+
+    def _decimal(self, j: int, times_eps: bool) -> Decimal:
+        digits = 60 + len(str(j))
+        with localcontext() as ctx:
+            ctx.prec = digits
+            value = self._ratio**j
+            return value * self._eps if times_eps else value
+
+    def _rounded(self, j: np.ndarray, *, times_eps: bool, ceil: bool) -> np.ndarray:
+        j = np.asarray(j, dtype=np.int64)
+        x = np.exp(j * self._log_ratio)
+        if times_eps:
+            x = x * self.epsilon
+        out = np.ceil(x) if ceil else np.floor(x)
+        near = np.abs(x - np.round(x)) <= self._NEAR * np.maximum(x, 1.0)
+        rounding = ROUND_CEILING if ceil else ROUND_FLOOR
+        for i in np.flatnonzero(near):
+            exact = self._decimal(int(j[i]), times_eps)
+            out[i] = float(exact.to_integral_value(rounding=rounding))
+        return out.astype(np.int64)
+
+    def ceil_power(self, j: np.ndarray | int) -> np.ndarray:
+        """``ceil((1 + eps)^j)`` elementwise (Definition 4 of [1])."""
+        return self._rounded(np.atleast_1d(j), times_eps=False, ceil=True)
+
+    def g(self, j: int) -> int:
+        return int(self.ceil_power(j)[0])
+
+    def m(self, ell: int) -> int:
+        """``floor(eps (1 + eps)^ell - 1)`` (Section 4.2 of [1])."""
+        return int(self._rounded(np.atleast_1d(ell), times_eps=True, ceil=False)[0]) - 1
+
+    def first_at_least(self, r: int) -> int:
+        """Smallest ``j >= 0`` with ``(1 + eps)^j >= r``, i.e. ``ceil(log_{1+eps} r)``."""
+        j = max(0, math.ceil(math.log(r) / self._log_ratio))
+        while j > 0 and self.g(j - 1) >= r:
+            j -= 1
+        while self.g(j) < r:
+            j += 1
+        return j
+
+    def last_at_most(self, n: int) -> int:
+        """Largest ``j >= 0`` with ``(1 + eps)^j <= n``, i.e. ``floor(log_{1+eps} n)``."""
+        j = max(0, math.floor(math.log(n) / self._log_ratio))
+        while self.g(j + 1) <= n:
+            j += 1
+        while j > 0 and self.g(j) > n:
+            j -= 1
+        return j
+
+
+def _ceil_ratio(numerator: int, epsilon: float) -> int:
+    """``ceil(numerator / epsilon)`` exactly, with ``epsilon`` read as the decimal it prints as."""
+    return math.ceil(Fraction(numerator) / Fraction(repr(epsilon)))
+
+
+def geometric_points(epsilon: float, start: int, stop: int) -> np.ndarray:
+    """Return the geometric ranks ``g_j = ceil((1 + epsilon)^j)`` for ``start <= j <= stop``.
+
+    Parameters
+    ----------
+    epsilon : float
+        The geometric spacing, in ``(0, 1]``; read as the decimal it prints as.
+    start, stop : int
+        First and last exponent (inclusive); ``stop < start`` gives an empty array.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` array of length ``max(0, stop - start + 1)``.
+
+    Notes
+    -----
+    Definition 4 of [1]_. The values are exact integers (a float evaluation is redone in decimal
+    arithmetic wherever it lies close to an integer), unlike the iterated floating-point product of
+    the pseudo-code of Algorithms 1 and 2, whose rounding error grows with ``j``. For integer
+    ``r``, ``(1 + eps)^j <= r`` if and only if ``g_j <= r``, so the step-function index of
+    Definition 5, ``floor(log_{1+eps} r)``, is the largest ``j`` with ``g_j <= r``.
+
+    References
+    ----------
+    .. [1] A. Sabharwal and H. Sedghi. How good are my predictions? UAI 2017.
+
+    Examples
+    --------
+    >>> from bayeval.curves.planning import geometric_points
+    >>> geometric_points(0.5, 0, 6).tolist()
+    [1, 2, 3, 4, 6, 8, 12]
+    >>> geometric_points(0.03, 276, 278).tolist()
+    [3492, 3597, 3705]
+    """
+    epsilon = _check_epsilon(epsilon)
+    start = _check_whole(start, "start", minimum=0)
+    stop = _check_whole(stop, "stop", minimum=-1)
+    if stop < start:
+        return np.empty(0, dtype=np.int64)
+    return _Geometry(epsilon).ceil_power(np.arange(start, stop + 1, dtype=np.int64))
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array = np.ascontiguousarray(array, dtype=np.int64)
+    array.setflags(write=False)
+    return array
+
+
+# --------------------------------------------------------------------------- results
+
+
+def _format(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        n = value.size
+        if n == 0:
+            return "[] (0 ranks)"
+        if n <= 4:
+            shown = ", ".join(str(v) for v in value.tolist())
+        else:
+            shown = f"{value[0]}, {value[1]}, ..., {value[-1]}"
+        return f"[{shown}] ({n} ranks)"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return repr(value)
+
+
+@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
+class CurvePlan:
+    """What a precision-curve method will query and annotate, computed before labelling.
+
+    Attributes
+    ----------
+    method : str
+        Class attribute: ``"random"``, ``"logstrat"`` or ``"paula"``.
+    n_items : int
+        Length ``N`` of the ranked list.
+    queried : numpy.ndarray
+        Read-only ``int64`` array, increasing: the ranks at which the method queries (estimates)
+        the precision function. Prefix ranks whose precision is computed exactly from annotations
+        are not queries.
+    annotations : int
+        Distinct items the method annotates (see each planner for the exact accounting).
+    annotations_formula : float
+        The closed-form count the paper states for the method, before any integer rounding.
+    approximation : float
+        The pointwise approximation factor the method guarantees (with probability
+        ``1 - delta`` for the sampling methods).
+    """
+
+    method: ClassVar[str] = ""
+
+    n_items: int
+    queried: np.ndarray
+    annotations: int
+    annotations_formula: float
+    approximation: float
+
+    @property
+    def n_queries(self) -> int:
+        """Number of queried ranks, ``len(queried)``."""
+        return int(self.queried.size)
+
+    def __repr__(self) -> str:
+        parts = [f"{f.name}={_format(getattr(self, f.name))}" for f in fields(self)]
+        parts.insert(2, f"n_queries={self.n_queries}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+
+@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
+class RandomPlan(CurvePlan):
+    """Plan of the random-sampling baseline (Section 3 of [1]).
+
+    Attributes
+    ----------
+    alpha : float
+        Target relative error: ``p'(r s / N)`` is a ``(1 + alpha)``-approximation of ``p(r)``.
+    p_min : float
+        The precision value ``p(r)`` assumed in Eq. 4 (a lower bound on ``p``).
+    delta : float
+        Overall error probability (union bound over the ``N`` ranks).
+    n_samples : int
+        ``s``, the uniform random samples drawn from the whole list (0 for a census).
+    n_prefix : int
+        ``n_{alpha,s}`` of Eq. 4: the top ranks annotated exhaustively (``N`` for a census).
+
+    References
+    ----------
+    .. [1] A. Sabharwal and H. Sedghi. How good are my predictions? UAI 2017.
+    """
+
+    method: ClassVar[str] = "random"
+
+    alpha: float
+    p_min: float
+    delta: float
+    n_samples: int
+    n_prefix: int
+
+
+@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
+class _GeometricPlan(CurvePlan):
+    """Fields shared by the plans built on the geometric points of Section 4.2 of [1]."""
+
+    epsilon: float
+    r_tilde: int
+    ell: int
+    L: int
+    m: int
+    gamma: float
+    g_ell: int
+    points: np.ndarray
+
+
+@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
+class LogStratPlan(_GeometricPlan):
+    """Plan of LogStrat, logarithmic stratified sampling (Algorithm 1 of [1]).
+
+    Attributes
+    ----------
+    epsilon, r_tilde, ell, L, m, gamma : float or int
+        The quantities of Section 4.2 of [1]: ``ell = ceil(log_{1+eps} r_tilde)``,
+        ``L = floor(log_{1+eps} N)``, ``m = floor(eps (1 + eps)^ell - 1)`` (the largest
+        monotonicity gap of Assumption A.1 that Theorem 1 covers) and
+        ``gamma = 1 + eps + (2 + eps) / m`` (PAULA's factor, reported for comparison).
+    g_ell : int
+        ``ceil((1 + eps)^ell)``: ranks ``1..g_ell`` are annotated exhaustively.
+    points : numpy.ndarray
+        ``g_ell, ..., g_L``: the corners of the step function of Definition 5.
+    delta, p_min, beta : float
+        Error probability, assumed minimum precision and per-point factor of Lemma 1.
+    s : int
+        Samples behind each point estimate (Algorithm 1):
+        ``ceil(ln((L - ell) / (delta / 2)) / (2 (beta - 1)^2 p_min^2))``.
+    samples_per_query : float
+        ``eps / (1 + eps) * s`` before rounding ``s``: the expected fresh samples per queried
+        point, the factor multiplying ``L - ell`` in Theorem 2 (compared in Section 4.4.4).
+    stratum_samples : numpy.ndarray
+        Fresh annotations drawn (without replacement) in stratum ``(points[k-1], points[k]]``
+        for each queried point ``points[k]``.
+
+    References
+    ----------
+    .. [1] A. Sabharwal and H. Sedghi. How good are my predictions? UAI 2017.
+    """
+
+    method: ClassVar[str] = "logstrat"
+
+    delta: float
+    p_min: float
+    beta: float
+    s: int
+    samples_per_query: float
+    stratum_samples: np.ndarray
+
+
+@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
+class PaulaPlan(_GeometricPlan):
+    """Plan of PAULA (Algorithm 2 of [1]).
+
+    Attributes
+    ----------
+    epsilon, window, r_tilde, ell, L, m, gamma : float or int
+        The quantities of Section 4.2 of [1] with ``Delta = window``.
+    g_ell : int
+        ``ceil((1 + eps)^ell)``: ranks ``1..g_ell`` are annotated exhaustively.
+    points : numpy.ndarray
+        ``g_ell, ..., g_L``: the corners of the two step functions.
+
+    References
+    ----------
+    .. [1] A. Sabharwal and H. Sedghi. How good are my predictions? UAI 2017.
+    """
+
+    method: ClassVar[str] = "paula"
+
+    window: int
+
+    def annotated_ranks(self) -> np.ndarray:
+        """Return every annotated rank, increasing: ``1..g_ell`` and the windows below the queries.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``int64`` array of length ``annotations`` (memory O(annotations), never O(N)).
+        """
+        prefix = np.arange(1, min(self.g_ell, self.n_items) + 1, dtype=np.int64)
+        if self.queried.size == 0:
+            return prefix
+        # window k covers low[k]..queried[k]; it never reaches below the previous point
+        low = np.maximum(self.queried - self.window + 1, self.points[:-1] + 1)
+        lengths = self.queried - low + 1
+        starts = np.cumsum(lengths) - lengths  # where each window begins in the output
+        windows = np.repeat(low - starts, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
+        return np.concatenate([prefix, windows])
+
+
+# --------------------------------------------------------------------------- planners
+
+
+def plan_random(
+    n_items: int,
+    *,
+    alpha: float | None = None,
+    p_min: float = 0.5,
+    delta: float = 0.05,
+    epsilon: float | None = None,
+    beta: float | None = None,
+    n_samples: int | None = None,
+) -> RandomPlan:
+    """Plan the random-sampling baseline: an annotated prefix plus ``s`` uniform samples.
+
+    Parameters
+    ----------
+    n_items : int
+        Length ``N`` of the ranked list (at most ``2**53``).
+    alpha : float, optional
+        Target relative error: a ``(1 + alpha)``-approximation of ``p``. Default
+        ``beta * (1 + epsilon) - 1``, the factor LogStrat and AdaStrat guarantee.
+    p_min : float, default 0.5
+        The precision ``p(r)`` in Eq. 4, in ``(0, 1]``; the bound holds where ``p >= p_min``.
+    delta : float, default 0.05
+        Overall error probability, in ``(0, 1)``.
+    epsilon, beta : float, optional
+        Used only when ``alpha`` is not given (defaults 0.03 and 1.05, the settings of
+        AdaStrat's experiments); giving them together with ``alpha`` is an error.
+    n_samples : int, optional
+        ``s``, the number of uniform samples. Default: the ``s`` that minimises ``s + n_{alpha,s}``
+        (``s = n_{alpha,s}`` up to rounding, which gives Eq. 5).
+
+    Returns
+    -------
+    RandomPlan
+        ``queried`` is empty (the baseline reads ``p`` off the sample, it queries no rank),
+        ``n_prefix = n_{alpha,s}``, ``n_samples = s`` and
+        ``annotations = min(N, n_prefix + n_samples)``.
+
+    Notes
+    -----
+    Section 3 of [1]_: ``s`` uniform samples give ``p(r) ~ p'(r s / N)``. By the Hoeffding bound
+    (Eq. 2) with ``delta' = delta / N`` and a union bound over the ``N`` ranks, this is a
+    ``(1 + alpha)``-approximation for every ``r >= n_{alpha,s}``, where (Eq. 4)
+
+    ``n_{alpha,s} = ceil(N / (2 s alpha^2 p^2) * ln(2 N / delta))``;
+
+    annotating ranks ``1..n_{alpha,s}`` as well makes it one everywhere. The total
+    ``s + n_{alpha,s}`` is smallest for ``s = n_{alpha,s}``, which gives Eq. 5,
+
+    ``sqrt(2 N / (alpha^2 p^2) * ln(2 N / delta))``,
+
+    reported as ``annotations_formula`` (``s + N ln(2 N / delta) / (2 s alpha^2 p^2)`` when
+    ``n_samples`` is given). ``annotations`` is the integer optimum, so it can exceed Eq. 5 by
+    one or two. As in the paper (footnote 1) samples that land in the annotated prefix are not
+    credited, so ``annotations`` is an upper bound on the distinct items; when
+    ``n_{alpha,s} >= N`` the plan is a census (``n_prefix = N``, ``n_samples = 0``).
+
+    Ambiguities resolved: ``p(r)`` in Eqs. 4-5 is a property of the unknown curve; it is taken as
+    a lower bound ``p_min`` on it (the PAULA paper's examples use ``p = 0.7`` and ``0.5``). The
+    PAULA paper's figure of 47,030 annotations (N = 217,077, p = 0.7) is Eq. 5 with
+    ``alpha = 0.08``, i.e. ``gamma (1 + eps) - 1 = 0.0812`` rounded to two decimals, truncated
+    to an integer; the AdaStrat paper's 284K (N = 3.56M, p = 0.5) is Eq. 5 with
+    ``alpha = beta (1 + eps) - 1 = 0.0815`` (the default).
+
+    References
+    ----------
+    .. [1] A. Sabharwal and H. Sedghi. How good are my predictions? Efficiently approximating
+       precision-recall curves for massive datasets. UAI 2017.
+
+    Examples
+    --------
+    >>> from bayeval import curves
+    >>> plan = curves.plan_random(217_077, alpha=0.08, p_min=0.7)
+    >>> int(plan.annotations_formula), plan.annotations, plan.n_prefix, plan.n_samples
+    (47030, 47031, 23516, 23515)
+    >>> round(curves.plan_random(3_561_500, p_min=0.5).annotations, -3)
+    284000
+    """
+    n = _check_n_items(n_items)
+    if alpha is None:
+        eps = 0.03 if epsilon is None else _check_epsilon(epsilon)
+        factor = 1.05 if beta is None else _check_beta(beta)
+        alpha_value = factor * (1.0 + eps) - 1.0
+    else:
+        if epsilon is not None or beta is not None:
+            raise ValueError(
+                "Give either `alpha` or `epsilon` and `beta` (alpha = beta * (1 + epsilon) - 1); "
+                f"got alpha={alpha!r}, epsilon={epsilon!r}, beta={beta!r}."
+            )
+        alpha_value = _check_alpha(alpha)
+    p = _check_p_min(p_min)
+    d = check_prob(delta, "delta")
+
+    # n_{alpha,s} * s >= t  (Eq. 4 rearranged)
+    t = n * math.log(2.0 * n / d) / (2.0 * alpha_value**2 * p**2)
+
+    def prefix_for(samples: int) -> int:
+        return math.ceil(t / samples)
+
+    if n_samples is None:
+        root = math.sqrt(t)
+        candidates = {max(1, math.floor(root)), max(1, math.ceil(root))}
+        s = min(candidates, key=lambda c: (c + prefix_for(c), abs(c - prefix_for(c)), c))
+        formula = 2.0 * root
+    else:
+        s = _check_whole(n_samples, "n_samples", minimum=1)
+        formula = s + t / s
+    prefix = prefix_for(s)
+    if prefix >= n:
+        prefix, s = n, 0
+    return RandomPlan(
+        n_items=n,
+        queried=_read_only(np.empty(0, dtype=np.int64)),
+        annotations=min(n, prefix + s),
+        annotations_formula=formula,
+        approximation=1.0 + alpha_value,
+        alpha=alpha_value,
+        p_min=p,
+        delta=d,
+        n_samples=s,
+        n_prefix=prefix,
+    )
+
+
+def _geometry_of(n: int, epsilon: float, r_tilde: int) -> dict[str, Any]:
+    geo = _Geometry(epsilon)
+    ell = geo.first_at_least(r_tilde)
+    big_l = geo.last_at_most(n)
+    m = geo.m(ell)
+    points = geo.ceil_power(np.arange(ell, big_l + 1, dtype=np.int64))
+    return {
+        "ell": ell,
+        "L": big_l,
+        "m": m,
+        "gamma": 1.0 + epsilon + (2.0 + epsilon) / m if m > 0 else math.inf,
+        "g_ell": geo.g(ell),
+        "points": points,
+    }
+
+
+def _stratum_samples(points: np.ndarray, s: int) -> np.ndarray:
+    """``min(size_k, ceil(size_k * s / g_k))`` for the strata ``(points[k-1], points[k]]``."""
+    upper = points[1:]
+    sizes = upper - points[:-1]
+    if upper.size == 0:
+        return np.empty(0, dtype=np.int64)
+    if s < 2**62 // int(upper[-1]):
+        wanted = -((-sizes * s) // upper)
+    else:  # exact in Python integers when s * g_k could overflow int64
+        wanted = np.array(
+            [-((-int(z) * s) // int(g)) for z, g in zip(sizes, upper, strict=True)],
+            dtype=object,
+        )
+        wanted = np.minimum(wanted, sizes.astype(object)).astype(np.int64)
+    return np.minimum(wanted, sizes)
+
+
+def plan_logstrat(
+    n_items: int,
+    *,
+    epsilon: float = 0.03,
+    r_tilde: int | None = None,
+    delta: float = 0.05,
+    p_min: float = 0.5,
+    beta: float = 1.05,
+) -> LogStratPlan:
+    """Plan LogStrat: the queried geometric points, the per-point sample size and the strata.
+
+    Parameters
+    ----------
+    n_items : int
+        Length ``N`` of the ranked list (at most ``2**53``).
+    epsilon : float, default 0.03
+        Geometric spacing, in ``(0, 1]``; the curve is a ``beta (1 + epsilon)``-approximation.
+    r_tilde : int, optional
+        Rank after which ``p`` is assumed ``m``-monotone (Assumption A.1); at most ``N``. Default
+        ``ceil(102 / epsilon)``, PAULA's minimum for a window of 100, so that LogStrat and PAULA
+        query the same points as in the AdaStrat paper's experiments.
+    delta : float, default 0.05
+        Overall error probability, in ``(0, 1)``.
+    p_min : float, default 0.5
+        Lower bound on the precision function, in ``(0, 1]``.
+    beta : float, default 1.05
+        Each point estimate is a ``beta``-approximation (Lemma 1); must exceed 1.
+
+    Returns
+    -------
+    LogStratPlan
+        ``queried = g_{ell+1}, ..., g_L``; ``annotations = g_ell + sum(stratum_samples)``.
+
+    Notes
+    -----
+    Algorithm 1 and Theorem 2 of [1]_, with the quantities of its Section 4.2:
+
+    - ``ell = ceil(log_{1+eps} r_tilde)``, ``L = floor(log_{1+eps} N)``, ``g_j = ceil((1+eps)^j)``
+      (Definition 4), ``m = floor(eps (1 + eps)^ell - 1)``; Theorem 1 needs ``m >= 1``.
+    - Ranks ``1..g_ell`` are annotated, so ``p`` is exact there; ``p`` is queried (estimated) at
+      the ``L - ell`` points ``g_{ell+1}, ..., g_L`` (``g_ell`` itself is exact), as counted in
+      Theorem 1 of [2]_; between points the step function of Definition 5 applies.
+    - Each estimate uses ``s = ceil(ln((L - ell) / (delta / 2)) / (2 (beta - 1)^2 p_min^2))``
+      samples (Hoeffding, Eq. 2, with a union bound over the ``L - ell`` points).
+    - Theorem 2 counts ``g_ell + eps (L - ell) / (2 (beta - 1)^2 (1 + eps) p_min^2) *
+      ln((L - ell) / (delta / 2))`` annotations: ``annotations_formula``.
+
+    Algorithm 1 reuses the samples of ``g_k`` for ``g_{k+1}`` by Bernoulli thinning, so its
+    count of fresh samples is random with mean ``s (g_{k+1} - g_k) / g_{k+1}``. The plan uses the
+    deterministic form of the same reuse that Section 4.3 of [2]_ describes for LogStrat
+    (strategy S): ``ceil((g_k - g_{k-1}) s / g_k)`` samples without replacement in the stratum
+    ``(g_{k-1}, g_k]``, capped at the stratum's size (a census). Every stratum below ``g_k`` then
+    has sampling density at least ``min(1, s / g_k)``, so the stratified estimate of ``p(g_k)``
+    (exact prefix plus size-weighted stratum means) obeys a Hoeffding bound at least as tight as
+    ``s`` uniform draws, and ``annotations`` is the exact number of distinct items annotated.
+    The cap matters where ``s > g_k``: strata there are annotated in full, which is why
+    ``annotations`` is below ``annotations_formula`` for short lists.
+
+    The AdaStrat paper [2]_ (§5; eps = 0.03, delta = 0.05, beta = 1.05) reports about 18K, 54K and
+    73K annotations for N = 35,615, 3,561,500 and 35,615,000. Theorem 2 with ``p_min = 0.5``
+    gives 18,115, 53,350 and 72,061 (18K, 53K, 72K); any ``p_min`` in about [0.4949, 0.4984]
+    reproduces all three rounded figures. If ``g_ell > N`` the list is annotated in full and no
+    point is queried.
+
+    References
+    ----------
+    .. [1] A. Sabharwal and H. Sedghi. How good are my predictions? Efficiently approximating
+       precision-recall curves for massive datasets. UAI 2017.
+    .. [2] A. Sabharwal and Y. Xue. Adaptive stratified sampling for precision-recall
+       estimation. UAI 2018.
+
+    Examples
+    --------
+    >>> from bayeval import curves
+    >>> plan = curves.plan_logstrat(35_615)
+    >>> plan.ell, plan.L, plan.n_queries, plan.s
+    (276, 354, 78, 6437)
+    >>> round(plan.annotations_formula), plan.annotations
+    (18115, 17209)
+    """
+    n = _check_n_items(n_items)
+    eps = _check_epsilon(epsilon)
+    default = _ceil_ratio(_LOGSTRAT_DEFAULT_WINDOW + 2, eps)
+    rt = _check_r_tilde(r_tilde, n, default, "ceil(102 / epsilon)")
+    d = check_prob(delta, "delta")
+    p = _check_p_min(p_min)
+    b = _check_beta(beta)
+    geo = _geometry_of(n, eps, rt)
+    if geo["m"] < 1:
+        raise ValueError(
+            f"`r_tilde` is too small for epsilon={eps!r}: m = floor(eps (1 + eps)^ell - 1) = "
+            f"{geo['m']} with ell={geo['ell']}, but Theorem 1 needs m >= 1 "
+            f"(r_tilde >= ceil(2 / epsilon) = {_ceil_ratio(2, eps)} suffices); got {rt!r}."
+        )
+    points = geo["points"]
+    n_queries = max(0, points.size - 1)
+    if n_queries > 0:
+        s_real = math.log(n_queries / (d / 2.0)) / (2.0 * (b - 1.0) ** 2 * p**2)
+        s = math.ceil(s_real)
+    else:
+        s_real, s = 0.0, 0
+    per_query = eps / (1.0 + eps) * s_real
+    samples = _stratum_samples(points, s)
+    prefix = min(geo["g_ell"], n)
+    return LogStratPlan(
+        n_items=n,
+        queried=_read_only(points[1:]),
+        annotations=prefix + int(samples.sum()),
+        annotations_formula=prefix + n_queries * per_query,
+        approximation=b * (1.0 + eps),
+        epsilon=eps,
+        r_tilde=rt,
+        ell=geo["ell"],
+        L=geo["L"],
+        m=geo["m"],
+        gamma=geo["gamma"],
+        g_ell=geo["g_ell"],
+        points=_read_only(points),
+        delta=d,
+        p_min=p,
+        beta=b,
+        s=s,
+        samples_per_query=per_query,
+        stratum_samples=_read_only(samples),
+    )
+
+
+def plan_paula(
+    n_items: int,
+    *,
+    epsilon: float = 0.03,
+    window: int = 100,
+    r_tilde: int | None = None,
+) -> PaulaPlan:
+    """Plan PAULA: the queried geometric points and the annotated prefix and windows.
+
+    Parameters
+    ----------
+    n_items : int
+        Length ``N`` of the ranked list (at most ``2**53``).
+    epsilon : float, default 0.03
+        Geometric spacing, in ``(0, 1]``.
+    window : int, default 100
+        ``Delta``, the width of the local precision ``p_Delta`` (Definition 1); at least 1.
+    r_tilde : int, optional
+        Rank after which ``p`` is assumed monotone (A.1, A.2); at least
+        ``ceil((window + 2) / epsilon)`` (Section 4.2) and at most ``N``. Default: that minimum.
+
+    Returns
+    -------
+    PaulaPlan
+        ``queried = g_{ell+1}, ..., g_L``; ``annotations = g_ell + window * (L - ell)``;
+        ``approximation = gamma * (1 + epsilon)``. ``annotated_ranks()`` lists the items.
+
+    Notes
+    -----
+    Algorithm 2 and Theorem 3 of [1]_, with the quantities of Section 4.2:
+    ``r_tilde >= ceil((Delta + 2) / eps)``, ``ell = ceil(log_{1+eps} r_tilde)``,
+    ``L = floor(log_{1+eps} N)``, ``g_j = ceil((1 + eps)^j)``, ``m = floor(eps (1 + eps)^ell - 1)``
+    (``m > Delta``) and ``gamma = 1 + eps + (2 + eps) / m``.
+
+    PAULA annotates ranks ``1..g_ell`` (so ``p`` and ``p_Delta(g_ell)`` are exact) and the
+    ``Delta`` items ``g_k - Delta + 1..g_k`` below each queried point ``g_k``,
+    ``k = ell + 1..L``, from which the telescoping sums ``Y_-`` and ``Y_+`` of Definition 6 give
+    lower and upper step functions within ``gamma (1 + eps)`` of ``p`` (Theorem 3). Since
+    ``g_{k+1} - g_k >= m > Delta`` the windows are disjoint and miss the prefix, so the distinct
+    annotations are exactly Theorem 3's ``g_ell + Delta (L - ell)``; this count is also what the
+    paper's figures follow (11,292; 7,822; 17,392).
+
+    Ambiguities resolved: Algorithm 2 sets ``q(r)`` exactly "for r in {1, ..., ell}", a typo for
+    ``{1, ..., g_ell}`` (Theorem 3's proof annotates ``1..g_ell``); the ``L - ell`` queries match
+    the 78, 234 and 312 points of [2]_ (``g_ell`` is exact, not queried). If ``g_ell > N`` the
+    list is annotated in full and no point is queried.
+
+    References
+    ----------
+    .. [1] A. Sabharwal and H. Sedghi. How good are my predictions? Efficiently approximating
+       precision-recall curves for massive datasets. UAI 2017.
+    .. [2] A. Sabharwal and Y. Xue. Adaptive stratified sampling for precision-recall
+       estimation. UAI 2018.
+
+    Examples
+    --------
+    >>> from bayeval import curves
+    >>> plan = curves.plan_paula(35_615)
+    >>> plan.r_tilde, plan.ell, plan.L, plan.g_ell, plan.m, round(plan.gamma, 4)
+    (3400, 276, 354, 3492, 103, 1.0497)
+    >>> plan.n_queries, plan.annotations
+    (78, 11292)
+    >>> curves.plan_paula(35_615, epsilon=0.05).annotations
+    7822
+    """
+    n = _check_n_items(n_items)
+    eps = _check_epsilon(epsilon)
+    delta_w = _check_whole(window, "window", minimum=1)
+    minimum = _ceil_ratio(delta_w + 2, eps)
+    rt = _check_r_tilde(r_tilde, n, minimum, "ceil((window + 2) / epsilon)")
+    if rt < minimum:
+        raise ValueError(
+            f"`r_tilde` must be at least ceil((window + 2) / epsilon) = {minimum} for "
+            f"window={delta_w}, epsilon={eps!r} (PAULA, Section 4.2); got {r_tilde!r}."
+        )
+    geo = _geometry_of(n, eps, rt)
+    points = geo["points"]
+    queried = points[1:]
+    new_per_window = np.minimum(delta_w, np.diff(points))
+    prefix = min(geo["g_ell"], n)
+    n_queries = int(queried.size)
+    return PaulaPlan(
+        n_items=n,
+        queried=_read_only(queried),
+        annotations=prefix + int(new_per_window.sum()),
+        annotations_formula=float(prefix + delta_w * n_queries),
+        approximation=geo["gamma"] * (1.0 + eps),
+        epsilon=eps,
+        window=delta_w,
+        r_tilde=rt,
+        ell=geo["ell"],
+        L=geo["L"],
+        m=geo["m"],
+        gamma=geo["gamma"],
+        g_ell=geo["g_ell"],
+        points=_read_only(points),
+    )
