@@ -8,9 +8,26 @@ a method queries and how many items it annotates:
 - :func:`plan_logstrat`: LogStrat, logarithmic stratified sampling (their Algorithm 1);
 - :func:`plan_paula`: PAULA (their Algorithm 2).
 
-Their result objects are in :mod:`bayeval.curves.planning`.
+The methods label the planned items through an :class:`~bayeval.oracles.Oracle` and return a
+:class:`CurveResult` (exact prefix, step-function estimate, lower and upper bounds):
+
+- :func:`random_baseline`, :func:`logstrat`, :func:`paula`.
+
+The plans' result objects are in :mod:`bayeval.curves.planning`.
 """
 
+from bayeval.curves.logstrat import logstrat
+from bayeval.curves.paula import paula
 from bayeval.curves.planning import plan_logstrat, plan_paula, plan_random
+from bayeval.curves.random_baseline import random_baseline
+from bayeval.curves.result import CurveResult
 
-__all__ = ["plan_logstrat", "plan_paula", "plan_random"]
+__all__ = [
+    "CurveResult",
+    "logstrat",
+    "paula",
+    "plan_logstrat",
+    "plan_paula",
+    "plan_random",
+    "random_baseline",
+]

@@ -348,8 +348,11 @@ def test_repr_is_readable():
     assert "n_queries=78" in text and "annotations=11292" in text and "gamma=1.04971" in text
 
 
-def test_curves_exports_only_the_planners():
-    assert curves.__all__ == ["plan_logstrat", "plan_paula", "plan_random"]
+def test_curves_exports_planners_and_algorithms():
+    planners = {"plan_logstrat", "plan_paula", "plan_random"}
+    algorithms = {"random_baseline", "logstrat", "paula"}
+    assert planners | algorithms <= set(curves.__all__)
+    assert all(callable(getattr(curves, name)) for name in planners | algorithms)
 
 
 @pytest.mark.parametrize(
