@@ -157,6 +157,7 @@ def logstrat(
         lower=q / low_factor,
         upper=np.where(np.isfinite(high_factor), np.minimum(1.0, q * high_factor), 1.0),
         guarantee=_GUARANTEE,
+        strata=points,
     )
 
 

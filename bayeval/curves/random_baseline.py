@@ -157,4 +157,5 @@ def random_baseline(
             "r > n_prefix where p(r) >= p_min, alpha_r = max(alpha, t_r/p_min) (Hoeffding with "
             "the realised sample count, union bound over N ranks); exact for r <= n_prefix"
         ),
+        strata=np.array([min(plan.n_prefix, n), n]),  # one stratum: uniformly sampled tail
     )

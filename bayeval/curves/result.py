@@ -87,6 +87,10 @@ class CurveResult:
     components : dict
         Further step functions of the method at ``corners`` (e.g. PAULA's ``q_minus`` and
         ``q_plus``), evaluated with :meth:`step`.
+    strata : numpy.ndarray or None
+        For methods whose labels beyond the prefix are simple random samples of strata
+        (LogStrat, the random baseline): increasing positions ``b_0 = exact_len < ... < b_S``,
+        stratum ``i`` holding positions ``b_i .. b_{i+1} - 1``. ``None`` for PAULA.
 
     References
     ----------
@@ -119,6 +123,16 @@ class CurveResult:
     corner_upper: np.ndarray
     guarantee: str
     components: dict[str, np.ndarray] = field(default_factory=dict)
+    strata: np.ndarray | None = None
+
+    def posterior_band(self, prob: float = 0.95, **options):
+        """Posterior draws of ``p(r)`` with a pointwise credible band, as an ``xarray.DataTree``.
+
+        See :func:`bayeval.curves.posterior.posterior_band` for the model and the options.
+        """
+        from bayeval.curves.posterior import posterior_band
+
+        return posterior_band(self, prob, **options)
 
     # ------------------------------------------------------------------ evaluation
 
@@ -249,6 +263,7 @@ def _build(
     upper: np.ndarray,
     guarantee: str,
     components: dict[str, np.ndarray] | None = None,
+    strata: np.ndarray | None = None,
 ) -> CurveResult:
     """Assemble a :class:`CurveResult` (shared by the three methods)."""
     counts = np.zeros(prefix_labels.size + 1, dtype=np.int64)
@@ -269,4 +284,5 @@ def _build(
         corner_upper=_frozen(np.clip(upper, 0.0, 1.0), np.float64),
         guarantee=guarantee,
         components={k: _frozen(v, np.float64) for k, v in (components or {}).items()},
+        strata=None if strata is None else _frozen(strata, np.int64),
     )
