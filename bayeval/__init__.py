@@ -17,7 +17,7 @@ from bayeval.sample import StratifiedSample
 
 __version__ = "0.1.0"
 
-_LAZY_SUBMODULES = ("curves", "datasets", "demo", "models")
+_LAZY_SUBMODULES = ("curves", "datasets", "demo", "models", "plots")
 
 
 def __getattr__(name: str):

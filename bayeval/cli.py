@@ -5,6 +5,7 @@ Examples
 ``bayeval interval recall --retrieved 2000,100,50 --unretrieved 100000,100,3``
 ``bayeval interval f1 --strata strata.csv --method beta-binomial-half --method beta-jeffreys``
 ``bayeval interval recall --retrieved 2000,100,50 --unretrieved 100000,100,3 --json``
+``bayeval curve --scores scores.txt --labels labels.txt --method paula --plot curve.png``
 """
 
 from __future__ import annotations
@@ -202,3 +203,280 @@ def demo(
     path = output / "febrl_intervals.png"
     plot_demo(result, path)
     console.print(f"plot saved to {path}")
+
+
+# ------------------------------------------------------------------------------------ curve
+
+#: Precision-curve methods of ``bayeval curve``: name -> (function of :mod:`bayeval.curves`,
+#: the keyword arguments it takes from the command's options). A new method is one line here.
+_CURVE_METHODS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "random": ("random_baseline", ("alpha", "p_min", "delta", "rng")),
+    "logstrat": ("logstrat", ("epsilon", "r_tilde", "delta", "p_min", "beta", "rng")),
+    "paula": ("paula", ("epsilon", "window", "r_tilde")),
+}
+
+#: The command-line options behind each keyword argument (for the help text).
+_CURVE_OPTION_NAMES = {
+    "alpha": "--epsilon and --beta (alpha = beta (1 + epsilon) - 1)",
+    "epsilon": "--epsilon",
+    "window": "--window",
+    "r_tilde": "--r-tilde",
+    "delta": "--delta",
+    "p_min": "--p-min",
+    "beta": "--beta",
+    "rng": "--seed",
+}
+
+CurveMethod = StrEnum("CurveMethod", [(name, name) for name in _CURVE_METHODS])
+
+_CURVE_METHOD_HELP = (
+    "Precision-curve method. Options used: "
+    + "; ".join(
+        f"{name}: {', '.join(_CURVE_OPTION_NAMES[k] for k in kwargs)}"
+        for name, (_, kwargs) in _CURVE_METHODS.items()
+    )
+    + ". Other options are ignored."
+)
+
+
+def _read_numbers(path: Path, option: str, *, binary: bool):
+    """Read one number per line of ``path`` as float64; errors name the option, file and line."""
+    import numpy as np
+
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"{option} file {path}: cannot be read ({err}).") from None
+    lines = text.splitlines()
+    while lines and not lines[-1].strip():  # trailing blank lines are ignored
+        lines.pop()
+    if not lines:
+        raise ValueError(f"{option} file {path} is empty; expected one number per line.")
+    try:
+        values = np.array(lines, dtype=np.float64)
+    except ValueError:
+        for i, line in enumerate(lines, start=1):
+            if not line.strip():
+                raise ValueError(
+                    f"{option} file {path}, line {i}: the line is empty; expected one number per "
+                    f"line."
+                ) from None
+            try:
+                float(line)
+            except ValueError:
+                raise ValueError(
+                    f"{option} file {path}, line {i}: expected one number per line; got "
+                    f"{line.strip()!r}."
+                ) from None
+        raise  # pragma: no cover - numpy and float() disagree
+    if binary:
+        bad = (values != 0) & (values != 1)
+        what = "labels must be 0 or 1"
+    else:
+        bad = np.isnan(values)
+        what = "scores must be numbers (NaN cannot be ranked)"
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{option} file {path}, line {i + 1}: {what}; got {lines[i].strip()!r}.")
+    return values
+
+
+def _curve_kwargs(method: str, n_items: int, options: dict) -> dict:
+    """Pick the keyword arguments of ``method``'s function from the command's options."""
+    from bayeval import curves
+
+    _, names = _CURVE_METHODS[method]
+    values = dict(options)
+    if "alpha" in names:  # the random baseline's relative error, as the other methods' factor
+        values["alpha"] = curves.plan_random(
+            n_items,
+            epsilon=options["epsilon"],
+            beta=options["beta"],
+            p_min=options["p_min"],
+            delta=options["delta"],
+        ).alpha
+    return {name: values[name] for name in names}
+
+
+def _json_number(value) -> float | None:
+    value = float(value)
+    return value if value == value else None  # NaN (no estimate) -> null
+
+
+_CURVE_HELP = "\n\n".join(
+    [
+        "Approximate the precision curve of a scored list from few labels, next to the truth.",
+        "Items are ranked by score, highest first (a stable sort: ties keep their order in the "
+        "file). The labels are known, so this is a simulation: the method buys labels from an "
+        "oracle over the ranked labels, and its estimate and lower and upper bounds are shown "
+        "next to the true precision at about ten log-spaced ranks, with the number of queried "
+        "ranks and annotations. --plot saves a figure of the whole curve.",
+        "Options a method does not use are ignored; --method's help lists those each uses.",
+    ]
+)
+
+
+@app.command(help=_CURVE_HELP)
+def curve(
+    scores: Annotated[
+        Path,
+        typer.Option(
+            exists=True,
+            dir_okay=False,
+            help="Text file with one score per line; items are ranked by score, highest first "
+            "(stable: ties keep their order in the file).",
+        ),
+    ],
+    labels: Annotated[
+        Path,
+        typer.Option(
+            exists=True,
+            dir_okay=False,
+            help="Text file with one 0/1 label per line, in the order of --scores.",
+        ),
+    ],
+    method: Annotated[CurveMethod, typer.Option(help=_CURVE_METHOD_HELP)] = CurveMethod.paula,
+    epsilon: Annotated[
+        float, typer.Option(help="Geometric spacing of the ranks, in (0, 1].")
+    ] = 0.03,
+    window: Annotated[int, typer.Option(help="PAULA's window Delta.")] = 100,
+    r_tilde: Annotated[
+        int | None,
+        typer.Option(help="Rank beyond which monotonicity is assumed (default: the method's)."),
+    ] = None,
+    delta: Annotated[float, typer.Option(help="Error probability, in (0, 1).")] = 0.05,
+    p_min: Annotated[float, typer.Option(help="Lower bound assumed on the precision.")] = 0.5,
+    beta: Annotated[float, typer.Option(help="Per-point approximation factor, > 1.")] = 1.05,
+    seed: Annotated[int, typer.Option(help="Random seed of the samples.")] = 0,
+    plot: Annotated[
+        Path | None, typer.Option(dir_okay=False, help="Save a plot of the curve (PNG, PDF, SVG).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Approximate the precision curve of a scored list from few labels, next to the truth.
+
+    Items are ranked by score, highest first (a stable sort: ties keep their order in the file).
+    The labels are known, so this is a simulation: the method buys labels from an oracle over the
+    ranked labels, and its estimate and lower and upper bounds are shown next to the true
+    precision at about ten log-spaced ranks, with the queried ranks and annotations. Options a
+    method does not use are ignored (see ``--method``).
+    """
+    import numpy as np
+
+    from bayeval import curves
+    from bayeval.oracles import LabelOracle
+
+    name = method.value
+    options = {
+        "epsilon": epsilon,
+        "window": window,
+        "r_tilde": r_tilde,
+        "delta": delta,
+        "p_min": p_min,
+        "beta": beta,
+        "rng": seed,
+    }
+    try:
+        score_values = _read_numbers(scores, "--scores", binary=False)
+        label_values = _read_numbers(labels, "--labels", binary=True)
+        if score_values.size != label_values.size:
+            raise ValueError(
+                f"--scores file {scores} has {score_values.size} lines but --labels file {labels} "
+                f"has {label_values.size}; give one label per score."
+            )
+        n = int(score_values.size)
+        ranked = label_values[np.argsort(-score_values, kind="stable")].astype(bool)
+        kwargs = _curve_kwargs(name, n, options)
+        result = getattr(curves, _CURVE_METHODS[name][0])(LabelOracle(ranked), n, **kwargs)
+    except ValueError as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(code=2) from None
+
+    true_p = np.cumsum(ranked) / np.arange(1, n + 1)
+    if plot is not None:
+        _save_curve_plot(result, true_p, plot)
+    ranks = np.unique(np.rint(np.geomspace(1, n, 10)).astype(np.int64))
+    rows = [
+        {
+            "rank": int(r),
+            "estimate": _json_number(e),
+            "lower": _json_number(lo),
+            "upper": _json_number(hi),
+            "true": float(t),
+        }
+        for r, e, lo, hi, t in zip(
+            ranks,
+            result.estimate(ranks),
+            result.lower(ranks),
+            result.upper(ranks),
+            true_p[ranks - 1],
+            strict=True,
+        )
+    ]
+    if as_json:
+        out = {
+            "method": name,
+            "n_items": n,
+            "queries": result.n_queries,
+            "annotations": result.annotations,
+            "exact_len": result.exact_len,
+            "parameters": kwargs,
+            "guarantee": result.guarantee,
+            "rows": rows,
+            "plot": None if plot is None else str(plot),
+        }
+        typer.echo(json.dumps(out, indent=2))
+        return
+    _print_curve_table(result, rows, plot)
+
+
+def _save_curve_plot(result, true_p, path: Path) -> None:
+    from matplotlib.figure import Figure
+
+    from bayeval.plots import plot_curve
+
+    fig = Figure(figsize=(8, 4.8), layout="constrained")
+    plot_curve(result, true_precision=true_p, ax=fig.subplots())
+    try:
+        fig.savefig(path, dpi=150)
+    except (OSError, ValueError) as err:
+        typer.echo(f"error: --plot {path}: cannot save the plot ({err}).", err=True)
+        raise typer.Exit(code=2) from None
+
+
+def _print_curve_table(result, rows, plot: Path | None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from bayeval.plots import _METHOD_NAMES
+
+    n = result.n_items
+    table = Table(
+        title=f"{_METHOD_NAMES.get(result.method, result.method)} precision curve of {n:,} items",
+        caption=(
+            f"{result.n_queries:,} queried ranks, {result.annotations:,} annotations "
+            f"({result.annotations / n:.1%} of the list); exact for ranks 1 to {result.exact_len:,}"
+        ),
+    )
+    for column in ("rank", "estimate", "lower", "upper", "true", "within"):
+        table.add_column(column, justify="right")
+
+    def cell(value) -> str:
+        return "-" if value is None else f"{value:.4f}"
+
+    for row in rows:
+        lo, hi, true = row["lower"], row["upper"], row["true"]
+        within = lo is not None and hi is not None and lo <= true <= hi
+        table.add_row(
+            f"{row['rank']:,}",
+            cell(row["estimate"]),
+            cell(lo),
+            cell(hi),
+            cell(true),
+            "yes" if within else "no",
+        )
+    console = Console()
+    console.print(table)
+    console.print(f"guarantee: {result.guarantee}", style="dim")
+    if plot is not None:
+        console.print(f"plot saved to {plot}")

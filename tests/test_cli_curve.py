@@ -1,0 +1,237 @@
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from bayeval import curves
+from bayeval.cli import app
+from bayeval.oracles import LabelOracle
+
+runner = CliRunner()
+N = 20_000
+
+
+@pytest.fixture(scope="module")
+def pool():
+    """Scores and labels of a classifier-like pool: positives are likelier at high scores."""
+    rng = np.random.default_rng(3)
+    scores = np.round(rng.normal(size=N), 3)  # rounding makes ties
+    labels = rng.random(N) < 1.0 / (1.0 + np.exp(-(2.5 * scores - 0.5)))
+    return scores, labels
+
+
+@pytest.fixture
+def files(tmp_path, pool):
+    scores, labels = pool
+    s, lab = tmp_path / "scores.txt", tmp_path / "labels.txt"
+    s.write_text("\n".join(f"{v:.3f}" for v in scores) + "\n")
+    lab.write_text("\n".join(str(int(v)) for v in labels) + "\n")
+    return ["--scores", str(s), "--labels", str(lab)]
+
+
+def _ranked(pool):
+    scores, labels = pool
+    return labels[np.argsort(-scores, kind="stable")]
+
+
+LIBRARY = {
+    "random": lambda o: curves.random_baseline(
+        o, N, alpha=1.05 * 1.03 - 1, p_min=0.5, delta=0.05, rng=0
+    ),
+    "logstrat": lambda o: curves.logstrat(o, N, epsilon=0.03, delta=0.05, p_min=0.5, beta=1.05),
+    "paula": lambda o: curves.paula(o, N, epsilon=0.03, window=100),
+}
+
+
+def test_table_output(files, pool):
+    result = runner.invoke(app, ["curve", *files])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert f"PAULA precision curve of {N:,} items" in out
+    for column in ("rank", "estimate", "lower", "upper", "true", "within"):
+        assert column in out
+    res = curves.paula(LabelOracle(_ranked(pool)), N)
+    assert f"{res.n_queries:,} queried ranks" in out
+    assert f"{res.annotations:,} annotations" in out
+    assert f"{N:,}" in out and "guarantee: deterministic" in out
+    assert "plot saved" not in out
+
+
+@pytest.mark.parametrize("method", ["random", "logstrat", "paula"])
+def test_json_matches_the_library(files, pool, method):
+    result = runner.invoke(app, ["curve", *files, "--method", method, "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    ranked = _ranked(pool)
+    res = LIBRARY[method](LabelOracle(ranked))
+    assert out["method"] == method and out["n_items"] == N and out["plot"] is None
+    assert out["queries"] == res.n_queries and out["annotations"] == res.annotations
+    assert out["exact_len"] == res.exact_len and out["guarantee"] == res.guarantee
+    ranks = np.array([row["rank"] for row in out["rows"]])
+    assert ranks[0] == 1 and ranks[-1] == N and 8 <= ranks.size <= 10
+    assert np.allclose(np.diff(np.log(ranks)), np.log(N) / 9, atol=0.7)  # about log-spaced
+    true_p = np.cumsum(ranked) / np.arange(1, N + 1)
+    for key, values in [
+        ("estimate", res.estimate(ranks)),
+        ("lower", res.lower(ranks)),
+        ("upper", res.upper(ranks)),
+        ("true", true_p[ranks - 1]),
+    ]:
+        assert [row[key] for row in out["rows"]] == pytest.approx(values.tolist(), rel=1e-12)
+
+
+def test_json_parameters_call_the_library(files, pool):
+    args = ["--method", "logstrat", "--epsilon", "0.05", "--beta", "1.1", "--delta", "0.1"]
+    result = runner.invoke(app, ["curve", *files, *args, "--p-min", "0.6", "--seed", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["parameters"] == {
+        "epsilon": 0.05,
+        "r_tilde": None,
+        "delta": 0.1,
+        "p_min": 0.6,
+        "beta": 1.1,
+        "rng": 4,
+    }
+    res = curves.logstrat(LabelOracle(_ranked(pool)), N, **out["parameters"])
+    assert out["annotations"] == res.annotations
+    assert out["rows"][-1]["estimate"] == pytest.approx(float(res.estimate(N)))
+
+
+def test_options_a_method_does_not_use_are_ignored(files):
+    base = json.loads(runner.invoke(app, ["curve", *files, "--json"]).stdout)
+    other = runner.invoke(
+        app, ["curve", *files, "--json", "--seed", "9", "--beta", "3", "--delta", "2"]
+    )
+    assert other.exit_code == 0, other.output
+    assert json.loads(other.stdout) == base
+    paula = json.loads(
+        runner.invoke(
+            app, ["curve", *files, "--json", "--window", "50", "--epsilon", "0.05"]
+        ).stdout
+    )
+    assert paula["parameters"] == {"epsilon": 0.05, "window": 50, "r_tilde": None}
+    assert paula["queries"] == curves.plan_paula(N, epsilon=0.05, window=50).n_queries
+
+
+def test_random_alpha_comes_from_epsilon_and_beta(files):
+    result = runner.invoke(
+        app, ["curve", *files, "--method", "random", "--epsilon", "0.05", "--beta", "1.1", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["parameters"]["alpha"] == pytest.approx(1.1 * 1.05 - 1)
+
+
+def test_ties_keep_file_order(tmp_path):
+    n = 5000
+    (tmp_path / "s.txt").write_text("0.5\n" * n)
+    (tmp_path / "l.txt").write_text("0\n" + "1\n" * (n - 1))
+    args = ["curve", "--scores", str(tmp_path / "s.txt"), "--labels", str(tmp_path / "l.txt")]
+    out = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    assert out["rows"][0] == {"rank": 1, "estimate": 0.0, "lower": 0.0, "upper": 0.0, "true": 0.0}
+
+
+def test_plot_is_written(files, tmp_path):
+    path = tmp_path / "curve.png"
+    result = runner.invoke(app, ["curve", *files, "--plot", str(path)])
+    assert result.exit_code == 0, result.output
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"plot saved to {path}" in result.stdout
+    svg = tmp_path / "curve.svg"
+    result = runner.invoke(
+        app, ["curve", *files, "--method", "random", "--plot", str(svg), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["plot"] == str(svg)
+    assert "random baseline" in svg.read_text()
+
+
+def _write(tmp_path, scores, labels):
+    s, lab = tmp_path / "bad_scores.txt", tmp_path / "bad_labels.txt"
+    s.write_text(scores)
+    lab.write_text(labels)
+    return ["--scores", str(s), "--labels", str(lab)], str(s), str(lab)
+
+
+@pytest.mark.parametrize(
+    ("scores", "labels", "message"),
+    [
+        ("0.9\n0.8\n0.7\n", "1\n0\n", "--scores file {s} has 3 lines but --labels file {l} has 2"),
+        (
+            "0.9\nhigh\n0.7\n",
+            "1\n0\n1\n",
+            "--scores file {s}, line 2: expected one number per line; got 'high'.",
+        ),
+        ("0.9\n\n0.7\n", "1\n0\n1\n", "--scores file {s}, line 2: the line is empty"),
+        ("0.9\nnan\n0.7\n", "1\n0\n1\n", "--scores file {s}, line 2: scores must be numbers"),
+        (
+            "0.9\n0.8\n0.7\n",
+            "1\n0\n2\n",
+            "--labels file {l}, line 3: labels must be 0 or 1; got '2'",
+        ),
+        (
+            "0.9\n0.8\n0.7\n",
+            "1\nyes\n1\n",
+            "--labels file {l}, line 2: expected one number per line; got 'yes'.",
+        ),
+        ("\n\n", "1\n", "--scores file {s} is empty; expected one number per line."),
+    ],
+)
+def test_file_errors_name_file_and_line(tmp_path, scores, labels, message):
+    args, s, lab = _write(tmp_path, scores, labels)
+    result = runner.invoke(app, ["curve", *args])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("error: ")
+    assert message.format(s=s, l=lab) in result.stderr
+
+
+def test_trailing_blank_lines_and_float_labels_are_fine(tmp_path):
+    args, _, _ = _write(tmp_path, "3\n2\n1\n\n\n", "1.0\n0.0\n1\n")
+    result = runner.invoke(app, ["curve", *args, "--epsilon", "1", "--window", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["rows"]
+    assert [row["true"] for row in rows] == pytest.approx([1.0, 0.5, 2 / 3])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--epsilon", "0"], "`epsilon` must be in the half-open interval (0, 1]; got 0.0."),
+        (["--window", "0"], "`window` must be"),
+        (["--r-tilde", str(N + 1)], "`r_tilde`"),
+        (["--method", "logstrat", "--beta", "1"], "`beta` must be greater than 1; got 1.0."),
+        (["--method", "random", "--delta", "1.5"], "`delta`"),
+        (["--method", "random", "--epsilon", "-1"], "`epsilon` must be in the half-open"),
+    ],
+)
+def test_parameter_errors(files, args, message):
+    result = runner.invoke(app, ["curve", *files, *args])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ") and message in result.stderr
+
+
+def test_short_list_for_the_default_r_tilde(tmp_path):
+    args, _, _ = _write(tmp_path, "3\n2\n1\n", "1\n0\n1\n")
+    result = runner.invoke(app, ["curve", *args])
+    assert result.exit_code == 2
+    assert "`r_tilde` must not exceed n_items=3" in result.stderr
+
+
+def test_unknown_method_and_missing_file(files, tmp_path):
+    result = runner.invoke(app, ["curve", *files, "--method", "magic"])
+    assert result.exit_code == 2 and "magic" in result.output
+    missing = str(tmp_path / "nope.txt")
+    result = runner.invoke(app, ["curve", "--scores", missing, "--labels", files[3]])
+    assert result.exit_code == 2 and "nope.txt" in result.output
+
+
+def test_plot_that_cannot_be_saved(files, tmp_path):
+    result = runner.invoke(app, ["curve", *files, "--plot", str(tmp_path / "curve.xyz")])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"error: --plot {tmp_path / 'curve.xyz'}: cannot save the plot")
+    missing_dir = tmp_path / "no" / "such" / "dir" / "curve.png"
+    result = runner.invoke(app, ["curve", *files, "--plot", str(missing_dir)])
+    assert result.exit_code == 2 and "cannot save the plot" in result.stderr

@@ -1,0 +1,203 @@
+import io
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from bayeval import curves
+from bayeval.oracles import CallableOracle, LabelOracle
+from bayeval.plots import plot_curve, plot_ranks
+
+N = 50_000
+
+
+@pytest.fixture(autouse=True)
+def _agg_backend():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def ranked_labels():
+    rng = np.random.default_rng(7)
+    return rng.random(N) < np.linspace(0.95, 0.5, N)  # precision decays down the list
+
+
+@pytest.fixture(scope="module")
+def true_p(ranked_labels):
+    return np.cumsum(ranked_labels) / np.arange(1, N + 1)
+
+
+@pytest.fixture(scope="module")
+def paula_result(ranked_labels):
+    return curves.paula(LabelOracle(ranked_labels), N)
+
+
+def _lines_by_label(ax):
+    return {line.get_label(): line for line in ax.get_lines()}
+
+
+def test_returns_axes_with_labels_and_title(paula_result, true_p):
+    from matplotlib.axes import Axes
+
+    ax = plot_curve(paula_result, true_precision=true_p)
+    assert isinstance(ax, Axes)
+    assert ax.get_xlabel() == "rank r" and ax.get_ylabel() == "precision p(r)"
+    title = ax.get_title()
+    assert "PAULA" in title and f"{paula_result.annotations:,} annotations" in title
+    assert f"{paula_result.n_queries:,} queried ranks" in title
+    assert ax.get_xscale() == "log"
+    assert ax.get_xlim() == pytest.approx((1, N))
+
+
+def test_draws_estimate_envelope_queried_prefix_and_truth(paula_result, true_p):
+    from matplotlib.collections import FillBetweenPolyCollection
+
+    res = paula_result
+    ax = plot_curve(res, true_precision=true_p)
+    lines = _lines_by_label(ax)
+    assert set(lines) == {"estimate", "true precision", f"queried ranks ({res.n_queries})"}
+
+    estimate = lines["estimate"]
+    ranks = np.asarray(estimate.get_xdata())
+    np.testing.assert_array_equal(ranks, plot_ranks(res))
+    assert estimate.get_drawstyle() == "steps-post"
+    np.testing.assert_array_equal(estimate.get_ydata(), res.estimate(ranks))
+    # the step functions change only at corners: every corner is drawn, so the step is exact
+    assert np.isin(res.corners, ranks).all()
+
+    truth = lines["true precision"]
+    np.testing.assert_array_equal(truth.get_ydata(), true_p[ranks - 1])
+
+    queried = lines[f"queried ranks ({res.n_queries})"]
+    np.testing.assert_array_equal(queried.get_xdata(), res.queried)
+    np.testing.assert_array_equal(queried.get_ydata(), res.estimate(res.queried))
+    assert queried.get_marker() == "s" and queried.get_linestyle() == "None"
+
+    (band,) = [c for c in ax.collections if isinstance(c, FillBetweenPolyCollection)]
+    assert band.get_label() == "envelope [lower, upper]"
+    vertices = band.get_paths()[0].vertices
+    assert vertices[:, 1].min() == pytest.approx(res.lower(ranks).min())
+    assert vertices[:, 1].max() == pytest.approx(res.upper(ranks).max())
+
+    (prefix,) = [p for p in ax.patches if p.get_label().startswith("exact prefix")]
+    assert prefix.get_label() == f"exact prefix (ranks 1 to {res.exact_len:,})"
+    assert prefix.get_x() == 1 and prefix.get_x() + prefix.get_width() == res.exact_len
+
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == [
+        "envelope [lower, upper]",
+        f"exact prefix (ranks 1 to {res.exact_len:,})",
+        "estimate",
+        "true precision",
+        f"queried ranks ({res.n_queries})",
+    ]
+
+
+def test_callable_truth_matches_array_and_truth_is_optional(paula_result, true_p):
+    ax = plot_curve(paula_result, true_precision=lambda r: true_p[r - 1])
+    lines = _lines_by_label(ax)
+    np.testing.assert_array_equal(
+        lines["true precision"].get_ydata(), true_p[plot_ranks(paula_result) - 1]
+    )
+    bare = plot_curve(paula_result)
+    assert "true precision" not in _lines_by_label(bare)
+
+
+def test_draws_on_given_axes_and_linear_axis(paula_result):
+    from matplotlib.figure import Figure
+
+    ax = Figure().subplots()
+    assert plot_curve(paula_result, ax=ax, log_x=False) is ax
+    assert ax.get_xscale() == "linear"
+
+
+def test_random_baseline_has_no_queried_markers(ranked_labels, true_p):
+    res = curves.random_baseline(LabelOracle(ranked_labels), N, rng=0)
+    ax = plot_curve(res, true_precision=true_p)
+    assert set(_lines_by_label(ax)) == {"estimate", "true precision"}
+    assert ax.get_title() == f"random baseline: {res.annotations:,} annotations (N = {N:,})"
+
+
+def test_logstrat_result_plots(ranked_labels):
+    res = curves.logstrat(LabelOracle(ranked_labels), N, rng=0)
+    ax = plot_curve(res)
+    assert ax.get_title().startswith("LogStrat: ")
+    assert f"queried ranks ({res.n_queries})" in _lines_by_label(ax)
+
+
+def test_huge_list_is_never_evaluated_at_all_ranks():
+    n = 2 * 10**9
+    oracle = CallableOracle(
+        lambda i: (i * 0.6180339887) % 1 < 0.9 - 0.4 * np.log1p(i) / np.log(n),
+        n_items=n,
+        vectorized=True,
+    )
+    res = curves.paula(oracle, n)
+    asked = []
+
+    def truth(ranks):
+        asked.append(ranks.size)
+        return 0.9 - 0.4 * np.log(ranks) / np.log(n)
+
+    start = time.perf_counter()
+    ax = plot_curve(res, true_precision=truth)
+    elapsed = time.perf_counter() - start
+    assert asked == [plot_ranks(res).size]
+    assert asked[0] < 10_000  # a few thousand grid ranks plus the 449 corners, not 2e9
+    assert all(len(line.get_xdata()) < 10_000 for line in ax.get_lines())
+    assert elapsed < 5.0
+    assert ax.get_xlim() == pytest.approx((1, n))
+
+
+def test_plot_ranks_are_sorted_unique_and_cover_the_ends(paula_result):
+    ranks = plot_ranks(paula_result)
+    assert ranks.dtype == np.int64
+    assert ranks[0] == 1 and ranks[-1] == N
+    assert (np.diff(ranks) > 0).all()
+    assert paula_result.exact_len in ranks
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"true_precision": np.ones(10)}, r"`true_precision` must have one value per rank 1..N"),
+        ({"true_precision": lambda r: np.ones(3)}, r"`true_precision` must return one value"),
+        ({"true_precision": "high"}, r"`true_precision` must be an array"),
+        ({"ax": "axes"}, r"`ax` must be a matplotlib Axes or None; got str"),
+        ({"log_x": "yes"}, r"`log_x` must be True or False"),
+    ],
+)
+def test_errors_name_the_parameter(paula_result, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        plot_curve(paula_result, **kwargs)
+
+
+def test_result_must_be_a_curve_result():
+    with pytest.raises(ValueError, match="`result` must be a bayeval.curves.CurveResult; got list"):
+        plot_curve([0.5, 0.4])
+
+
+def test_importing_bayeval_does_not_import_matplotlib():
+    code = "import sys, bayeval, bayeval.plots; print('matplotlib' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_missing_estimates_plot_as_gaps(ranked_labels):
+    import dataclasses
+
+    res = curves.random_baseline(LabelOracle(ranked_labels), N, rng=0)
+    values = res.corner_estimate.copy()
+    values[:5] = np.nan  # the baseline has no estimate where no sample lies above a rank
+    gappy = dataclasses.replace(res, corner_estimate=values)
+    ax = plot_curve(gappy)
+    ax.figure.savefig(io.BytesIO(), format="png")  # no warning while drawing
+    assert np.isnan(_lines_by_label(ax)["estimate"].get_ydata()).any()
