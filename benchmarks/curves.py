@@ -1,0 +1,733 @@
+"""Benchmark: precision-curve methods (random baseline, LogStrat, PAULA) as the list grows.
+
+The shape of Sabharwal & Xue (2018), §5, Figures 2-3: a fully labelled base list of 35,615
+items is scaled up 1, 10, 100 and 1000 times with :func:`bayeval.datasets.scale_up` (window
+100), giving lists of 3.6e4 to 3.6e7 items, and every method runs on each with the papers'
+settings (epsilon 0.03, window 100, delta 0.05, beta 1.05, p_min 0.5). For each list and method
+the script records the queried ranks, the planned and actual annotations, the wall time (median
+of a few runs, split into the time spent inside the oracle and the rest), the peak memory traced
+by ``tracemalloc``, and the accuracy of the curve at about 1,000 log-spaced ranks plus the two
+ends of every step of LogStrat's and PAULA's step functions: the largest relative error of
+``estimate`` and the number of ranks where ``lower <= p <= upper`` fails, against the realised
+precision of the generated list (counted exactly, label by label) and against its expected
+precision (``ScaledList.true_precision``).
+
+At ``N = 2 * 10**9`` the three planners are timed, and PAULA and LogStrat run against a
+synthetic oracle whose labels are a cheap deterministic function of the position, so that the
+exact precision at any rank is known in closed form. AdaStrat is not implemented in bayeval
+yet and is left out.
+
+The base list (no public copy of PPDB-36K's labels exists in this repository): item ``i`` of
+``N0 = 35,615`` is positive with probability ``q(x) = 0.38 + 0.55 exp(-x / 0.3)``,
+``x = (i + 1/2) / N0``, drawn once with ``numpy.random.default_rng(2018)`` (19,238
+positives). Its precision is about 0.9 over the top thousand ranks and falls smoothly to 0.85 at
+rank 3,492, 0.73 at 10,000, 0.64 at the middle and 0.54 at the bottom, roughly the range of
+PPDB-36K's curve, staying above ``p_min = 0.5``.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/curves.py              # the recorded run, about 25 s
+    .venv/bin/python benchmarks/curves.py --quick      # smoke test, factors 1 and 10, ~3 s
+    .venv/bin/python benchmarks/curves.py --show benchmarks/results/curves.json
+
+Results go to ``benchmarks/results/curves.json`` (``--output PATH`` to change) and a summary is
+printed as Markdown tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import gc
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+import bayeval as be
+from bayeval import curves
+from bayeval.datasets import scale_up
+from bayeval.oracles import CallableOracle
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+DEFAULT_OUTPUT = HERE / "results" / "curves.json"
+
+# -- settings (Sabharwal & Xue 2018, §5.1) ----------------------------------------------------
+EPSILON = 0.03
+WINDOW = 100
+DELTA = 0.05
+BETA = 1.05
+P_MIN = 0.5
+ALPHA = BETA * (1.0 + EPSILON) - 1.0  # the random baseline's target, the default of plan_random
+RNG = 0  # seed of the sampling methods
+
+BASE_N = 35_615
+BASE_SEED = 2018
+SCALE_SEED = 0
+FACTORS = (1, 10, 100, 1000)
+QUICK_FACTORS = (1, 10)
+EVAL_RANKS = 1000
+EXPECTED_FROM = 10_000  # expected-precision comparison only where the list's own noise is small
+CHUNK = 1 << 20
+TOL = 1e-12
+
+HUGE_N = 2 * 10**9
+HUGE_BLOCKS = 1000
+HUGE_PERIOD = 100
+
+METHODS = ("random", "logstrat", "paula")
+
+# The papers' figures for PPDB-36K and its scaled-up versions (eps 0.03, window 100,
+# delta 0.05, beta 1.05): AdaStrat §5 (Figures 2-3 and text) and PAULA §5.2.
+PAPER = {
+    "logstrat_queries": {35_615: 78, 3_561_500: 234, 35_615_000: 312},
+    "paula_queries": {35_615: 78, 3_561_500: 234, 35_615_000: 312},
+    "logstrat_annotations": {35_615: "18K", 3_561_500: "54K", 35_615_000: "73K"},
+    "paula_annotations": {35_615: "11,292"},
+    "random_annotations": {3_561_500: "284K", 35_615_000: "close to 1M"},
+}
+
+
+def q_curve(x: np.ndarray) -> np.ndarray:
+    """Positive probability at relative position ``x`` in [0, 1] (top first)."""
+    return 0.38 + 0.55 * np.exp(-x / 0.3)
+
+
+def base_labels(n: int = BASE_N, seed: int = BASE_SEED) -> np.ndarray:
+    """The deterministic base list: one Bernoulli(q((i + 1/2) / n)) draw per item."""
+    x = (np.arange(n) + 0.5) / n
+    return np.random.default_rng(seed).random(n) < q_curve(x)
+
+
+# -- the methods ------------------------------------------------------------------------------
+def run_method(method: str, oracle, n: int):
+    if method == "random":
+        return curves.random_baseline(oracle, n, alpha=ALPHA, p_min=P_MIN, delta=DELTA, rng=RNG)
+    if method == "logstrat":
+        return curves.logstrat(
+            oracle, n, epsilon=EPSILON, delta=DELTA, p_min=P_MIN, beta=BETA, rng=RNG
+        )
+    return curves.paula(oracle, n, epsilon=EPSILON, window=WINDOW)
+
+
+def plan_method(method: str, n: int):
+    if method == "random":
+        return curves.plan_random(n, alpha=ALPHA, p_min=P_MIN, delta=DELTA)
+    if method == "logstrat":
+        return curves.plan_logstrat(n, epsilon=EPSILON, delta=DELTA, p_min=P_MIN, beta=BETA)
+    return curves.plan_paula(n, epsilon=EPSILON, window=WINDOW)
+
+
+# -- timed oracles ----------------------------------------------------------------------------
+class Clock:
+    """Accumulates the wall time spent inside the wrapped callables."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.calls = 0
+
+    def wrap(self, fn: Callable) -> Callable:
+        def timed(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - start
+                self.calls += 1
+
+        return timed
+
+
+def timed_oracle(label_fn: Callable, n: int) -> tuple[CallableOracle, Clock, Clock]:
+    """A vectorised CallableOracle over ``label_fn``, with clocks on ``label`` and on the lookup.
+
+    ``oracle_clock`` times every ``Oracle.label`` call (validation, de-duplication, the record
+    of distinct annotations, and the lookup); ``lookup_clock`` only ``label_fn`` itself.
+    """
+    oracle_clock, lookup_clock = Clock(), Clock()
+    oracle = CallableOracle(lookup_clock.wrap(label_fn), n_items=n, vectorized=True)
+    oracle.label = oracle_clock.wrap(oracle.label)  # instance attribute shadows the method
+    return oracle, oracle_clock, lookup_clock
+
+
+def measure(method: str, label_fn: Callable, n: int, repeats: int) -> tuple[dict, object]:
+    """Time ``repeats`` fresh runs, then trace one more run's peak memory."""
+    totals, oracles, lookups = [], [], []
+    result = None
+    for _ in range(repeats):
+        result = None
+        gc.collect()
+        oracle, oracle_clock, lookup_clock = timed_oracle(label_fn, n)
+        start = time.perf_counter()
+        result = run_method(method, oracle, n)
+        totals.append(time.perf_counter() - start)
+        oracles.append(oracle_clock.seconds)
+        lookups.append(lookup_clock.seconds)
+        calls = oracle_clock.calls
+        del oracle
+    algorithm = [t - o for t, o in zip(totals, oracles, strict=True)]
+    gc.collect()
+    tracemalloc.start()
+    try:
+        oracle, _, _ = timed_oracle(label_fn, n)
+        traced = run_method(method, oracle, n)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    del oracle, traced
+    plan = result.plan
+    row = {
+        "method": method,
+        "n_items": n,
+        "queries": result.n_queries,
+        "planned_annotations": int(plan.annotations),
+        "annotations_formula": float(plan.annotations_formula),
+        "annotations": int(result.annotations),
+        "exact_len": int(result.exact_len),
+        "corners": int(result.corners.size),
+        "approximation": float(plan.approximation),
+        "oracle_calls": calls,
+        "seconds_runs": totals,
+        "seconds": float(np.median(totals)),
+        "oracle_seconds": float(np.median(oracles)),
+        "lookup_seconds": float(np.median(lookups)),
+        "algorithm_seconds": float(np.median(algorithm)),
+        "peak_bytes": int(peak),
+    }
+    return row, result
+
+
+# -- ground truth and accuracy ----------------------------------------------------------------
+def eval_ranks(n: int) -> np.ndarray:
+    """About 1,000 log-spaced ranks, plus both ends of every LogStrat/PAULA step."""
+    logs = np.unique(np.rint(np.logspace(0, math.log10(n), EVAL_RANKS)).astype(np.int64))
+    points = curves.plan_paula(n, epsilon=EPSILON, window=WINDOW).points
+    ends = np.concatenate([points, points - 1, [n]])
+    ranks = np.unique(np.concatenate([logs, ends]))
+    return ranks[(ranks >= 1) & (ranks <= n)]
+
+
+def scan(label_fn: Callable, n: int, ranks: np.ndarray, results: dict) -> tuple[np.ndarray, dict]:
+    """One pass over the whole list: the realised counts at ``ranks`` and, at every rank
+    ``1..n``, each result's largest relative error and violations of its bounds.
+    """
+    out = np.empty(ranks.size, dtype=np.int64)
+    stats = {
+        m: {"ranks": n, "max_rel_error": 0.0, "max_rel_error_rank": None, "violations": 0,
+            "violations_below": 0, "violations_above": 0, "worst_violation": 0.0,
+            "violating_ranks": []}
+        for m in results
+    }  # fmt: skip
+    total = 0
+    for start in range(0, n, CHUNK):
+        stop = min(start + CHUNK, n)
+        labels = np.asarray(label_fn(np.arange(start, stop, dtype=np.int64)), dtype=bool)
+        cum = total + np.cumsum(labels, dtype=np.int64)
+        inside = (ranks > start) & (ranks <= stop)
+        out[inside] = cum[ranks[inside] - start - 1]
+        total = int(cum[-1])
+        r = np.arange(start + 1, stop + 1, dtype=np.int64)
+        p = cum / r
+        for method, res in results.items():
+            st = stats[method]
+            low, high, est = res.lower(r), res.upper(r), res.estimate(r)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                rel = np.where(p > 0, np.abs(est - p) / p, 0.0)
+            i = int(np.argmax(rel))
+            if rel[i] > st["max_rel_error"]:
+                st["max_rel_error"], st["max_rel_error_rank"] = float(rel[i]), int(r[i])
+            below, above = low > p + TOL, high < p - TOL
+            bad = below | above
+            if bad.any():
+                miss = np.where(below, low - p, 0.0) + np.where(above, p - high, 0.0)
+                st["violations"] += int(bad.sum())
+                st["violations_below"] += int(below.sum())
+                st["violations_above"] += int(above.sum())
+                worst = float((miss[bad] / np.maximum(p[bad], 1e-300)).max())
+                st["worst_violation"] = max(st["worst_violation"], worst)
+                room = 20 - len(st["violating_ranks"])
+                st["violating_ranks"] += r[bad][:room].tolist()
+    return out, stats
+
+
+def accuracy(result, ranks: np.ndarray, truth: np.ndarray) -> dict:
+    """Largest relative error of ``estimate`` and violations of ``lower <= p <= upper``."""
+    est, low, high = result.estimate(ranks), result.lower(ranks), result.upper(ranks)
+    positive = truth > 0
+    rel = np.abs(est[positive] - truth[positive]) / truth[positive]
+    below = low > truth + TOL
+    above = high < truth - TOL
+    bad = below | above
+    # how far outside: relative to p, the larger of the two overshoots
+    miss = np.zeros(ranks.size)
+    miss[below] = (low[below] - truth[below]) / np.maximum(truth[below], 1e-300)
+    miss[above] = (truth[above] - high[above]) / np.maximum(truth[above], 1e-300)
+    worst = int(np.argmax(rel)) if rel.size else None
+    return {
+        "ranks": int(ranks.size),
+        "max_rel_error": float(rel.max()) if rel.size else 0.0,
+        "max_rel_error_rank": int(ranks[positive][worst]) if worst is not None else None,
+        "median_rel_error": float(np.median(rel)) if rel.size else 0.0,
+        "violations": int(bad.sum()),
+        "violations_below": int(below.sum()),
+        "violations_above": int(above.sum()),
+        "worst_violation": float(miss.max()) if bad.any() else 0.0,
+        "violating_ranks": ranks[bad][:20].tolist(),
+    }
+
+
+# -- scaling: 3.6e4 .. 3.6e7 ------------------------------------------------------------------
+def scaling(factors: tuple[int, ...], repeats: int) -> tuple[dict, list[dict]]:
+    labels = base_labels()
+    rows = []
+    ranks_at = (100, 1000, 3492, 10_000, 17_807, BASE_N)
+    cum = np.cumsum(labels)
+    base = {
+        "n_items": BASE_N,
+        "seed": BASE_SEED,
+        "curve": "q(x) = 0.38 + 0.55 exp(-x / 0.3), x = (i + 1/2) / N0",
+        "positives": int(labels.sum()),
+        "precision_at": {str(r): float(cum[r - 1] / r) for r in ranks_at},
+        "scale_window": WINDOW,
+        "scale_seed": SCALE_SEED,
+    }
+    for factor in factors:
+        lst = scale_up(labels, factor, window=WINDOW, rng=SCALE_SEED)
+        n = lst.n_items
+        results, measured = {}, []
+        for method in METHODS:
+            row, results[method] = measure(method, lst.label, n, repeats)
+            row["factor"] = factor
+            measured.append(row)
+        start = time.perf_counter()
+        ranks = eval_ranks(n)
+        realised_counts, everywhere = scan(lst.label, n, ranks, results)
+        realised = realised_counts / ranks
+        expected = lst.true_precision(ranks)
+        truth_s = time.perf_counter() - start
+        far = ranks >= EXPECTED_FROM
+        noise = np.abs(realised[far] - expected[far]) / expected[far]
+        for row in measured:
+            method, result = row["method"], results[row["method"]]
+            row["vs_realised"] = accuracy(result, ranks, realised)
+            row["all_ranks"] = everywhere[method]
+            beyond = far & (ranks > result.exact_len)  # exact prefixes equal the realised list
+            row["vs_expected"] = accuracy(result, ranks[beyond], expected[beyond])
+            row["list_noise_vs_expected"] = float(noise.max())
+            row["check_seconds"] = truth_s
+            rows.append(row)
+            print(
+                f"  N={n:>11,} {method:9s} q={row['queries']:4d} ann={row['annotations']:>8,} "
+                f"{row['seconds']:7.3f} s (oracle {row['oracle_seconds']:.3f}) "
+                f"{row['peak_bytes'] / 2**20:7.1f} MiB  "
+                f"err {row['all_ranks']['max_rel_error']:.4f} "
+                f"viol {row['all_ranks']['violations']}",
+                file=sys.stderr,
+            )
+        del results
+    return base, rows
+
+
+# -- N = 2e9 ----------------------------------------------------------------------------------
+class PeriodicList:
+    """A deterministic list of ``n`` items with an exactly known precision at every rank.
+
+    The list is cut into ``blocks`` equal blocks; in block ``k`` the item at position ``i`` is
+    positive when ``i mod period < c_k``, with ``c_k = round(period * q((k + 1/2) / blocks))``
+    non-increasing. Every window of ``period`` items inside a block has precision
+    ``c_k / period`` exactly, so the window precision never increases down the list.
+    """
+
+    def __init__(self, n: int, blocks: int, period: int):
+        if n % blocks or (n // blocks) % period:
+            raise ValueError("n must be a multiple of blocks * period")
+        self.n, self.blocks, self.period = n, blocks, period
+        self.block = n // blocks
+        self.c = np.rint(period * q_curve((np.arange(blocks) + 0.5) / blocks)).astype(np.int64)
+        per_block = self.c * (self.block // period)
+        self.cum = np.concatenate([[0], np.cumsum(per_block)])
+
+    def label(self, positions: np.ndarray) -> np.ndarray:
+        pos = np.asarray(positions, dtype=np.int64)
+        return (pos % self.period) < self.c[pos // self.block]
+
+    def counts(self, ranks: np.ndarray) -> np.ndarray:
+        r = np.asarray(ranks, dtype=np.int64)
+        k = np.minimum(r // self.block, self.blocks - 1)
+        t = r - k * self.block
+        c = self.c[k]
+        return self.cum[k] + (t // self.period) * c + np.minimum(t % self.period, c)
+
+
+def huge(repeats: int, planner_repeats: int) -> dict:
+    lst = PeriodicList(HUGE_N, HUGE_BLOCKS, HUGE_PERIOD)
+    # self-check of the closed form against the labels themselves (first 2.5 blocks)
+    check = np.arange(1, 5 * lst.block // 2 + 1, dtype=np.int64)
+    brute = np.cumsum(lst.label(check - 1))
+    if not np.array_equal(brute, lst.counts(check)):
+        raise AssertionError("closed-form counts disagree with the labels")
+    planners = []
+    for n in sorted({BASE_N * f for f in FACTORS} | {HUGE_N}):
+        for method in METHODS:
+            seconds = []
+            for _ in range(planner_repeats):
+                start = time.perf_counter()
+                plan = plan_method(method, n)
+                seconds.append(time.perf_counter() - start)
+            planners.append(
+                {
+                    "method": method,
+                    "n_items": n,
+                    "queries": plan.n_queries,
+                    "annotations": int(plan.annotations),
+                    "annotations_formula": float(plan.annotations_formula),
+                    "approximation": float(plan.approximation),
+                    "seconds": float(np.median(seconds)),
+                }
+            )
+    ranks = eval_ranks(HUGE_N)
+    truth = lst.counts(ranks) / ranks
+    runs = []
+    for method in ("paula", "logstrat"):
+        row, result = measure(method, lst.label, HUGE_N, repeats)
+        row["vs_exact"] = accuracy(result, ranks, truth)
+        runs.append(row)
+        print(
+            f"  N={HUGE_N:,} {method:9s} ann={row['annotations']:,} {row['seconds']:.3f} s "
+            f"(algorithm {row['algorithm_seconds']:.3f}) {row['peak_bytes'] / 2**20:.1f} MiB",
+            file=sys.stderr,
+        )
+        del result
+    return {
+        "n_items": HUGE_N,
+        "oracle": (
+            f"CallableOracle(vectorized=True): {HUGE_BLOCKS} blocks of {lst.block:,} items; "
+            f"position i in block k is positive iff i mod {HUGE_PERIOD} < c_k, "
+            f"c_k = round({HUGE_PERIOD} q((k + 1/2) / {HUGE_BLOCKS})) ({int(lst.c[0])} down to "
+            f"{int(lst.c[-1])})"
+        ),
+        "precision_at_n": float(lst.counts(np.array([HUGE_N]))[0] / HUGE_N),
+        "planners": planners,
+        "runs": runs,
+        "random_not_run": (
+            f"plan_random needs {planners_annotations(planners, 'random', HUGE_N):,} annotations "
+            "at N = 2e9: the run would hold that many labels in the oracle's record"
+        ),
+    }
+
+
+def planners_annotations(planners: list[dict], method: str, n: int) -> int:
+    return next(p["annotations"] for p in planners if p["method"] == method and p["n_items"] == n)
+
+
+# -- machine and reporting --------------------------------------------------------------------
+def machine_info() -> dict:
+    cpu_model = None
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu_model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = None
+    return {
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu_model": cpu_model,
+        "cpu_count": os.cpu_count(),
+        "cpu_affinity": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "bayeval": be.__version__,
+        "git_commit": commit,
+        "loadavg_start": list(os.getloadavg()),
+    }
+
+
+def _markdown(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
+    line = "| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |"
+    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    body = [
+        "| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) + " |"
+        for r in rows
+    ]
+    return "\n".join([line, rule, *body])
+
+
+def _n(n: int) -> str:
+    return f"{n:.1e}".replace("e+0", "e") if n >= 10**5 else f"{n:,}"
+
+
+def _s(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e3:.3f} ms"
+    if seconds < 1:
+        return f"{seconds * 1e3:.0f} ms"
+    return f"{seconds:.2f} s"
+
+
+def _mib(nbytes: int) -> str:
+    return f"{nbytes / 2**20:.1f}"
+
+
+def _growth(rows: list[dict], method: str) -> str:
+    pts = sorted((r["n_items"], r["annotations"]) for r in rows if r["method"] == method)
+    if len(pts) < 2:
+        return "n/a"
+    (n0, a0), (n1, a1) = pts[0], pts[-1]
+    return f"x{a1 / a0:.2f} (slope {math.log(a1 / a0) / math.log(n1 / n0):.2f})"
+
+
+def format_report(report: dict) -> str:
+    m = report["machine"]
+    out = [
+        f"{m['date']}  {m['platform']}  {m['cpu_model']} x{m['cpu_count']}  "
+        f"Python {m['python']}  numpy {m['numpy']}  load {m['loadavg_start'][0]:.2f} -> "
+        f"{m['loadavg_end'][0]:.2f}  repeats {report['config']['repeats']}  "
+        f"total {report['config']['total_seconds']:.0f} s"
+    ]
+    rows = report["scaling"]
+    names = {"random": "random baseline", "logstrat": "LogStrat", "paula": "PAULA"}
+    ns = sorted({r["n_items"] for r in rows})
+    by = {(r["n_items"], r["method"]): r for r in rows}
+
+    out.append("\nqueries and annotations (actual / planned) as N grows (Figures 2-3)\n")
+    table = []
+    for n in ns:
+        cells = [_n(n)]
+        for method in METHODS:
+            r = by[(n, method)]
+            q = "-" if method == "random" else str(r["queries"])
+            cells += [q, f"{r['annotations']:,} / {r['planned_annotations']:,}"]
+        table.append(cells)
+    growth = ["growth"]
+    for method in METHODS:
+        growth += ["", _growth(rows, method)]
+    table.append(growth)
+    header = ["N"]
+    for method in METHODS:
+        header += [f"{names[method]} queries", f"{names[method]} annotations"]
+    out.append(_markdown(header, table))
+
+    out.append("\nagainst the papers' figures for PPDB-36K and its scaled-up versions\n")
+    table = []
+    labels = {
+        "logstrat_queries": ("LogStrat", "queries", "queries"),
+        "paula_queries": ("PAULA", "queries", "queries"),
+        "logstrat_annotations": ("LogStrat", "annotations", "annotations"),
+        "paula_annotations": ("PAULA", "annotations", "annotations"),
+        "random_annotations": ("random baseline", "annotations", "planned_annotations"),
+    }
+    key_method = {"LogStrat": "logstrat", "PAULA": "paula", "random baseline": "random"}
+    for key, values in report["paper"].items():
+        name, quantity, field = labels[key]
+        for n_text, paper_value in values.items():
+            r = by.get((int(n_text), key_method[name]))
+            if r is None:
+                continue
+            ours = f"{r[field]:,}"
+            if key == "random_annotations":
+                ours += f" planned ({r['annotations']:,} distinct)"
+            if key == "logstrat_annotations":
+                ours += f" (Theorem 2: {r['annotations_formula']:,.0f})"
+            table.append([_n(int(n_text)), name, quantity, str(paper_value), ours])
+    out.append(_markdown(["N", "method", "quantity", "paper", "bayeval"], table))
+
+    out.append(
+        "\nwall time (median of runs, oracle included) = time inside the oracle + the "
+        "algorithm's own time; peak memory traced by tracemalloc (oracle record included)\n"
+    )
+    table = []
+    for n in ns:
+        for method in METHODS:
+            r = by[(n, method)]
+            table.append(
+                [
+                    _n(n),
+                    names[method],
+                    _s(r["seconds"]),
+                    _s(r["oracle_seconds"]),
+                    _s(r["lookup_seconds"]),
+                    _s(r["algorithm_seconds"]),
+                    _mib(r["peak_bytes"]),
+                ]
+            )
+    out.append(
+        _markdown(
+            ["N", "method", "total", "in oracle", "of which lookup", "algorithm", "peak MiB"],
+            table,
+        )
+    )
+
+    out.append(
+        "\naccuracy against the realised precision p of the generated list at every rank "
+        "1..N: max |estimate - p| / p and ranks where lower <= p <= upper fails; last two "
+        f"columns: max |estimate - E p| / E p against the expected precision (true_precision) "
+        f"at the checked ranks >= {EXPECTED_FROM:,} beyond the exact prefix, and how far the "
+        "list itself is from E p there\n"
+    )
+    table = []
+    for n in ns:
+        for method in METHODS:
+            r = by[(n, method)]
+            every, exp = r["all_ranks"], r["vs_expected"]
+            viol = f"{every['violations']:,}"
+            if every["violations"]:
+                viol += f" (worst {every['worst_violation']:.1e})"
+            table.append(
+                [
+                    _n(n),
+                    names[method],
+                    f"{r['approximation']:.4f}",
+                    f"{every['max_rel_error']:.4f} @ {every['max_rel_error_rank']:,}",
+                    viol,
+                    f"{exp['max_rel_error']:.4f}",
+                    f"{r['list_noise_vs_expected']:.4f}",
+                ]
+            )
+    out.append(
+        _markdown(
+            [
+                "N",
+                "method",
+                "guaranteed factor",
+                "max rel. error @ rank",
+                "violations",
+                "max rel. error vs E p",
+                "list vs E p",
+            ],
+            table,
+        )
+    )
+
+    big = report["huge"]
+    out.append("\nplanners: queries, annotations and median time\n")
+    table = []
+    pn = {(p["n_items"], p["method"]): p for p in big["planners"]}
+    for n in sorted({p["n_items"] for p in big["planners"]}):
+        cells = [_n(n)]
+        for method in METHODS:
+            p = pn[(n, method)]
+            q = "" if method == "random" else f"{p['queries']} q, "
+            cells.append(f"{q}{p['annotations']:,} ann, {_s(p['seconds'])}")
+        table.append(cells)
+    out.append(_markdown(["N", *(f"plan_{m}" for m in METHODS)], table))
+
+    out.append(f"\nN = {_n(big['n_items'])} with a synthetic oracle: {big['oracle']}\n")
+    table = []
+    for r in big["runs"]:
+        acc = r["vs_exact"]
+        table.append(
+            [
+                names[r["method"]],
+                str(r["queries"]),
+                f"{r['annotations']:,}",
+                _s(r["seconds"]),
+                _s(r["oracle_seconds"]),
+                _s(r["algorithm_seconds"]),
+                _mib(r["peak_bytes"]),
+                f"{acc['max_rel_error']:.4f}",
+                f"{acc['violations']}/{acc['ranks']}",
+            ]
+        )
+    out.append(
+        _markdown(
+            [
+                "method",
+                "queries",
+                "annotations",
+                "total",
+                "in oracle",
+                "algorithm",
+                "peak MiB",
+                "max rel. error",
+                "violations",
+            ],
+            table,
+        )
+    )
+    out.append(f"\nrandom baseline at N = 2e9 not run: {big['random_not_run']}.")
+    out.append("AdaStrat is not implemented in bayeval yet: no row for it.")
+    return "\n".join(out)
+
+
+def run(factors: tuple[int, ...], repeats: int, planner_repeats: int) -> dict:
+    start = time.perf_counter()
+    report = {
+        "machine": machine_info(),
+        "config": {
+            "epsilon": EPSILON,
+            "window": WINDOW,
+            "delta": DELTA,
+            "beta": BETA,
+            "p_min": P_MIN,
+            "alpha": ALPHA,
+            "rng": RNG,
+            "factors": list(factors),
+            "repeats": repeats,
+            "planner_repeats": planner_repeats,
+            "eval_ranks": EVAL_RANKS,
+            "expected_from": EXPECTED_FROM,
+            "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        },
+        "paper": {k: {str(n): v for n, v in d.items()} for k, d in PAPER.items()},
+        "adastrat": "not implemented in bayeval yet; left out",
+    }
+    report["base"], report["scaling"] = scaling(factors, repeats)
+    report["huge"] = huge(repeats, planner_repeats)
+    report["config"]["total_seconds"] = time.perf_counter() - start
+    report["machine"]["loadavg_end"] = list(os.getloadavg())
+    return report
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smoke test: factors 1, 10; 1 run")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per method (default 5)")
+    parser.add_argument(
+        "--output", type=Path, default=DEFAULT_OUTPUT, help=f"JSON file (default {DEFAULT_OUTPUT})"
+    )
+    parser.add_argument(
+        "--show", type=Path, metavar="JSON", help="print the tables of a saved run and exit"
+    )
+    args = parser.parse_args(argv)
+    if args.show is not None:
+        print(format_report(json.loads(args.show.read_text())))
+        return
+    repeats = 1 if args.quick else args.repeats
+    if repeats < 1:
+        parser.error("--repeats must be at least 1")
+    report = run(
+        factors=QUICK_FACTORS if args.quick else FACTORS,
+        repeats=repeats,
+        planner_repeats=3 if args.quick else 20,
+    )
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(report, indent=1) + "\n")
+    print(format_report(report))
+    print(f"\nwrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()
