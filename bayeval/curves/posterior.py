@@ -90,8 +90,10 @@ def posterior_band(
     prob : float
         Probability of the pointwise equal-tailed band.
     ranks : array_like of int, optional
-        Ranks ``1 <= r <= N`` to evaluate; default every stratum's last rank and midpoint (the
-        queried ranks and between them), or 100 log-spaced ranks for the random baseline.
+        Ranks ``1 <= r <= b_S`` to evaluate, ``b_S`` the end of the last sampled stratum
+        (LogStrat's last geometric point; ``N`` for the random baseline); default every
+        stratum's last rank and midpoint (the queried ranks and between them), or 100
+        log-spaced ranks for the random baseline.
     draws, chains : int
         Posterior draws per chain, and chains (independent draws; ``chains`` only shapes the
         output for ArviZ).
@@ -142,6 +144,12 @@ def posterior_band(
         raise ValueError(f"`prior` must be positive; got {prior!r}.")
     gen = check_rng(rng)
     ranks = _default_ranks(result) if ranks is None else result._ranks(ranks).reshape(-1)
+    last = int(result.strata[-1])
+    if np.any(ranks > last):
+        raise ValueError(
+            f"`ranks` must be at most {last}: the items after the last sampled stratum were "
+            f"never sampled, so they have no posterior; got {int(ranks.max())}."
+        )
     values = _precision_draws(result, ranks, float(prior), draws * chains, gen)
     values = values.reshape(chains, draws, ranks.size)
     tail = (1 - prob) / 2
