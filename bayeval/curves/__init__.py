@@ -16,6 +16,13 @@ The methods label the planned items through an :class:`~bayeval.oracles.Oracle` 
 The plans' result objects are in :mod:`bayeval.curves.planning`.
 """
 
+from bayeval.curves.derived import (
+    average_precision,
+    derived_from_posterior,
+    pr_curve,
+    rank_grid,
+    yield_curve,
+)
 from bayeval.curves.logstrat import logstrat
 from bayeval.curves.paula import paula
 from bayeval.curves.planning import plan_logstrat, plan_paula, plan_random
@@ -24,10 +31,15 @@ from bayeval.curves.result import CurveResult
 
 __all__ = [
     "CurveResult",
+    "average_precision",
+    "derived_from_posterior",
     "logstrat",
     "paula",
     "plan_logstrat",
     "plan_paula",
     "plan_random",
+    "pr_curve",
     "random_baseline",
+    "rank_grid",
+    "yield_curve",
 ]
