@@ -37,13 +37,10 @@ printed as Markdown tables.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import gc
 import json
 import math
 import os
-import platform
-import subprocess
 import sys
 import time
 import tracemalloc
@@ -51,8 +48,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from _common import machine_info
 
-import bayeval as be
 from bayeval import curves
 from bayeval.datasets import scale_up
 from bayeval.oracles import CallableOracle
@@ -430,40 +427,6 @@ def planners_annotations(planners: list[dict], method: str, n: int) -> int:
 
 
 # -- machine and reporting --------------------------------------------------------------------
-def machine_info() -> dict:
-    cpu_model = None
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu_model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = None
-    return {
-        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "cpu_model": cpu_model,
-        "cpu_count": os.cpu_count(),
-        "cpu_affinity": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "bayeval": be.__version__,
-        "git_commit": commit,
-        "loadavg_start": list(os.getloadavg()),
-    }
-
-
 def _markdown(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
     line = "| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |"

@@ -24,12 +24,9 @@ summary is printed as Markdown tables.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import gc
 import json
 import os
-import platform
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -37,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy
+from _common import machine_info
 from scipy import optimize, stats
 
 import bayeval as be
@@ -400,43 +398,10 @@ def accuracy(sample: be.StratifiedSample, n_seeds: int, reference_draws: int) ->
 
 
 # -- machine and reporting --------------------------------------------------------------------
-def machine_info() -> dict:
-    """Platform, CPUs, versions, load average and date of this run."""
-    cpu_model = None
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu_model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = None
+def _machine_info() -> dict:
     import statsmodels
 
-    return {
-        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "cpu_model": cpu_model,
-        "cpu_count": os.cpu_count(),
-        "cpu_affinity": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "statsmodels": statsmodels.__version__,
-        "bayeval": be.__version__,
-        "git_commit": commit,
-        "loadavg_start": list(os.getloadavg()),
-    }
+    return machine_info(scipy=scipy.__version__, statsmodels=statsmodels.__version__)
 
 
 def _ms(seconds: float) -> str:
@@ -591,7 +556,7 @@ def run(repeats: int, warmup: int, accuracy_seeds: int, with_pymc: bool, pymc_re
     """Run every benchmark and return the report as a JSON-ready dict."""
     samples = build_samples()
     report = {
-        "machine": machine_info(),
+        "machine": _machine_info(),
         "config": {
             "repeats": repeats,
             "warmup": warmup,

@@ -7,7 +7,7 @@ import numpy as np
 from bayeval._validation import check_rng
 from bayeval.curves.planning import plan_logstrat
 from bayeval.curves.random_baseline import _sample_without_replacement
-from bayeval.curves.result import CurveResult, _build, _check_oracle
+from bayeval.curves.result import CurveResult, _build, _start
 from bayeval.oracles import Oracle
 
 __all__ = ["logstrat"]
@@ -102,14 +102,9 @@ def logstrat(
         n_items, epsilon=epsilon, r_tilde=r_tilde, delta=delta, p_min=p_min, beta=beta
     )
     gen = check_rng(rng)
-    n = plan.n_items
-    _check_oracle(oracle, n)
-    before = oracle.annotations
     eps, b = plan.epsilon, plan.beta
 
-    exact_len = min(plan.g_ell, n)
-    prefix_positions = np.arange(exact_len, dtype=np.int64)
-    prefix_labels = oracle.label(prefix_positions)
+    before, prefix_positions, prefix_labels = _start(oracle, plan, plan.g_ell)
     positions, labels = [prefix_positions], [prefix_labels]
 
     points = plan.points

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bayeval.curves.planning import plan_paula
-from bayeval.curves.result import CurveResult, _build, _check_oracle
+from bayeval.curves.result import CurveResult, _build, _start
 from bayeval.oracles import Oracle
 
 __all__ = ["paula"]
@@ -94,14 +94,9 @@ def paula(
     (0.505, 1.0)
     """
     plan = plan_paula(n_items, epsilon=epsilon, window=window, r_tilde=r_tilde)
-    n = plan.n_items
-    _check_oracle(oracle, n)
-    before = oracle.annotations
     eps, delta_w = plan.epsilon, plan.window
 
-    exact_len = min(plan.g_ell, n)
-    prefix_positions = np.arange(exact_len, dtype=np.int64)
-    prefix_labels = oracle.label(prefix_positions)
+    before, prefix_positions, prefix_labels = _start(oracle, plan, plan.g_ell)
     positions, labels = [prefix_positions], [prefix_labels]
 
     points = plan.points

@@ -8,7 +8,7 @@ import numpy as np
 
 from bayeval._validation import check_rng
 from bayeval.curves.planning import plan_random
-from bayeval.curves.result import CurveResult, _build, _check_oracle
+from bayeval.curves.result import CurveResult, _build, _start
 from bayeval.oracles import Oracle
 
 __all__ = ["random_baseline"]
@@ -114,11 +114,7 @@ def random_baseline(
     plan = plan_random(n_items, alpha=alpha, p_min=p_min, delta=delta, n_samples=n_samples)
     gen = check_rng(rng)
     n = plan.n_items
-    _check_oracle(oracle, n)
-    before = oracle.annotations
-
-    prefix_positions = np.arange(plan.n_prefix, dtype=np.int64)
-    prefix_labels = oracle.label(prefix_positions)
+    before, prefix_positions, prefix_labels = _start(oracle, plan, plan.n_prefix)
     samples = np.sort(_sample_without_replacement(gen, n, plan.n_samples))
     sample_labels = oracle.label(samples)
     positions, labels = [prefix_positions, samples], [prefix_labels, sample_labels]

@@ -35,6 +35,17 @@ def _check_oracle(oracle: Any, n_items: int) -> Oracle:
     return oracle
 
 
+def _start(oracle: Any, plan: CurvePlan, n_prefix: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """Check the oracle and label the exact prefix ``0 .. n_prefix - 1``.
+
+    Returns the oracle's annotation count before the run, the prefix positions and labels.
+    """
+    _check_oracle(oracle, plan.n_items)
+    before = oracle.annotations
+    positions = np.arange(min(n_prefix, plan.n_items), dtype=np.int64)
+    return before, positions, oracle.label(positions)
+
+
 def _run_labels(positions: list[np.ndarray], labels: list[np.ndarray]) -> tuple:
     """Sorted distinct positions a run annotated and their labels, as read-only arrays."""
     pos = np.concatenate([np.asarray(p, dtype=np.int64).reshape(-1) for p in positions])
