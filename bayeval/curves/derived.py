@@ -277,11 +277,13 @@ def _prefix_terms(result, limit):
     return float(np.sum(counts[1:] / r * np.diff(counts))), float(counts[e]), e
 
 
-def _identity_sum(result, values_fn):
-    """``S(f) = sum_{r=1}^{N-1} (r f(r)^2 + f(r)) / (r + 1)`` for a step function ``f``.
+def _identity_sum(result, which):
+    """``S(f) = sum_{r=1}^{N-1} (r f(r)^2 + f(r)) / (r + 1)`` for ``f`` = ``lower`` or ``upper``.
 
-    Exact on the prefix (``f = p``) and in closed form on each constant piece beyond it, with
-    ``sum_{r=a}^{b} 1 / (r + 1) = psi(b + 2) - psi(a + 1)``: O(exact_len + corners).
+    Exact on the prefix (``f = p``) and in closed form on each constant piece of the step
+    function ``result._steps(which)`` beyond it (the bound itself for step results, a step
+    function below ``lower`` / above ``upper`` for AdaStrat), with
+    ``sum_{r=a}^{b} 1 / (r + 1) = psi(b + 2) - psi(a + 1)``: O(exact_len + pieces).
     """
     from scipy.special import digamma
 
@@ -293,10 +295,8 @@ def _identity_sum(result, values_fn):
         p = result.prefix_counts[1 : e + 1] / r
         total += float(np.sum((r * p**2 + p) / (r + 1)))
     if e < n - 1:
-        corners = np.asarray(result.corners, dtype=np.int64)
-        starts = np.unique(np.concatenate([[e + 1], corners[(corners > e + 1) & (corners < n)]]))
+        starts, f = result._steps(which)
         ends = np.append(starts[1:] - 1, n - 1)
-        f = values_fn(starts)
         a, b = starts.astype(np.float64), ends.astype(np.float64)
         harmonic = digamma(b + 2.0) - digamma(a + 1.0)
         total += float(np.sum(f**2 * ((b - a + 1.0) - harmonic) + f * harmonic))
@@ -396,7 +396,7 @@ def average_precision(result, ranks: ArrayLike | None = None):
         ratio = 1.0
 
     lo_n, hi_n = float(result.lower(n)), float(result.upper(n))
-    s_lo, s_hi = _identity_sum(result, result.lower), _identity_sum(result, result.upper)
+    s_lo, s_hi = _identity_sum(result, "lower"), _identity_sum(result, "upper")
     with np.errstate(divide="ignore", invalid="ignore"):
         lower = lo_n / 2 + 1 / (2 * n) + s_lo / (2 * n * hi_n) if hi_n > 0 else 0.0
         upper = hi_n / 2 + 1 / (2 * n) + s_hi / (2 * n * lo_n) if lo_n > 0 else 1.0

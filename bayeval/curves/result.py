@@ -168,7 +168,8 @@ class CurveResult:
             )
         return flat.reshape(arr.shape)
 
-    def _evaluate(self, ranks: ArrayLike, values: np.ndarray) -> np.ndarray:
+    def _evaluate_with(self, ranks: ArrayLike, beyond) -> np.ndarray:
+        """Exact precision on the prefix, ``beyond(tail_ranks)`` after it."""
         r = self._ranks(ranks)
         flat = r.reshape(-1)
         out = np.empty(flat.shape, dtype=np.float64)
@@ -177,9 +178,28 @@ class CurveResult:
         out[in_prefix] = self.prefix_counts[head] / head
         tail = flat[~in_prefix]
         if tail.size:
-            index = np.searchsorted(self.corners, tail, side="right") - 1
-            out[~in_prefix] = values[index]
+            out[~in_prefix] = beyond(tail)
         return out.reshape(r.shape)
+
+    def _evaluate(self, ranks: ArrayLike, values: np.ndarray) -> np.ndarray:
+        """Evaluate the step function with ``values`` at the corners."""
+
+        def steps(tail: np.ndarray) -> np.ndarray:
+            return values[np.searchsorted(self.corners, tail, side="right") - 1]
+
+        return self._evaluate_with(ranks, steps)
+
+    def _steps(self, which: str) -> tuple[np.ndarray, np.ndarray]:
+        """Step function below ``lower`` (``which="lower"``) or above ``upper``, ranks ``> e``.
+
+        Returns the first rank of each constant piece in ``e + 1 .. N - 1`` (``e`` the exact
+        prefix) and its value; for step results, ``lower`` or ``upper`` themselves.
+        """
+        n, e = self.n_items, int(min(self.exact_len, self.n_items - 1))
+        corners = np.asarray(self.corners, dtype=np.int64)
+        starts = np.unique(np.concatenate([[e + 1], corners[(corners > e + 1) & (corners < n)]]))
+        starts = starts[starts < n]
+        return starts, getattr(self, which)(starts)
 
     def estimate(self, ranks: ArrayLike) -> np.ndarray:
         """Point estimate of the precision ``p(r)`` at ``ranks`` (1-based).
@@ -252,7 +272,7 @@ class CurveResult:
 
     def __repr__(self) -> str:
         return (
-            f"CurveResult(method={self.method!r}, n_items={self.n_items}, "
+            f"{type(self).__name__}(method={self.method!r}, n_items={self.n_items}, "
             f"n_queries={self.n_queries}, annotations={self.annotations}, "
             f"exact_len={self.exact_len}, corners={self.corners.size}, "
             f"approximation={self.plan.approximation:.6g})"
@@ -275,16 +295,27 @@ def _build(
     guarantee: str,
     components: dict[str, np.ndarray] | None = None,
     strata: np.ndarray | None = None,
+    queried: np.ndarray | None = None,
+    result_type: type = CurveResult,
+    extra: dict[str, Any] | None = None,
 ) -> CurveResult:
-    """Assemble a :class:`CurveResult` (shared by the three methods)."""
+    """Assemble a :class:`CurveResult` or subclass (``extra`` holds the subclass's fields).
+
+    ``queried`` defaults to the plan's. When ``lower`` is empty but ``corners`` are not, the
+    ``corner_*`` values are the result's own functions evaluated at the corners.
+    """
     counts = np.zeros(prefix_labels.size + 1, dtype=np.int64)
     np.cumsum(prefix_labels, out=counts[1:])
     counts.setflags(write=False)
-    return CurveResult(
+    fields = {
+        k: _frozen(v, np.float64) if isinstance(v, np.ndarray) else v
+        for k, v in (extra or {}).items()
+    }
+    result = result_type(
         method=method,
         n_items=plan.n_items,
         plan=plan,
-        queried=plan.queried,
+        queried=plan.queried if queried is None else _frozen(queried, np.int64),
         annotations=oracle.annotations - before,
         labels=_run_labels(positions, labels),
         exact_len=int(prefix_labels.size),
@@ -296,4 +327,10 @@ def _build(
         guarantee=guarantee,
         components={k: _frozen(v, np.float64) for k, v in (components or {}).items()},
         strata=None if strata is None else _frozen(strata, np.int64),
+        **fields,
     )
+    if corners.size and not np.size(lower):  # values of the result's own functions
+        for name in ("estimate", "lower", "upper"):
+            values = getattr(result, name)(corners)
+            object.__setattr__(result, f"corner_{name}", _frozen(values, np.float64))
+    return result
