@@ -6,6 +6,7 @@ Examples
 ``bayeval interval f1 --strata strata.csv --method beta-binomial-half --method beta-jeffreys``
 ``bayeval interval recall --retrieved 2000,100,50 --unretrieved 100000,100,3 --json``
 ``bayeval curve --scores scores.txt --labels labels.txt --method paula --plot curve.png``
+``bayeval curve --scores scores.txt --labels labels.txt --method adastrat --epsilon 0.03 --json``
 """
 
 from __future__ import annotations
@@ -213,13 +214,19 @@ _CURVE_METHODS: dict[str, tuple[str, tuple[str, ...]]] = {
     "random": ("random_baseline", ("alpha", "p_min", "delta", "rng")),
     "logstrat": ("logstrat", ("epsilon", "r_tilde", "delta", "p_min", "beta", "rng")),
     "paula": ("paula", ("epsilon", "window", "r_tilde")),
+    "adastrat": ("adastrat", ("epsilon", "m", "r_tilde", "delta", "p_min", "beta", "eta", "rng")),
 }
+
+#: Methods whose queried ranks depend on the labels: their plan gives only worst-case costs.
+_ADAPTIVE_METHODS = frozenset({"adastrat"})
 
 #: The command-line options behind each keyword argument (for the help text).
 _CURVE_OPTION_NAMES = {
     "alpha": "--epsilon and --beta (alpha = beta (1 + epsilon) - 1)",
     "epsilon": "--epsilon",
     "window": "--window",
+    "m": "--m",
+    "eta": "--eta",
     "r_tilde": "--r-tilde",
     "delta": "--delta",
     "p_min": "--p-min",
@@ -311,6 +318,10 @@ _CURVE_HELP = "\n\n".join(
         "oracle over the ranked labels, and its estimate and lower and upper bounds are shown "
         "next to the true precision at about ten log-spaced ranks, with the number of queried "
         "ranks and annotations. --plot saves a figure of the whole curve.",
+        "random, logstrat and paula fix their queried ranks and annotations in advance. adastrat "
+        "(Sabharwal & Xue 2018) chooses its queried ranks adaptively, from the labels it has "
+        "bought, until the envelope of weakly monotone curves through them is within "
+        "(1 + epsilon)^2; its plan gives only worst-case counts, reported next to the actual ones.",
         "Options a method does not use are ignored; --method's help lists those each uses.",
     ]
 )
@@ -337,16 +348,38 @@ def curve(
     ],
     method: Annotated[CurveMethod, typer.Option(help=_CURVE_METHOD_HELP)] = CurveMethod.paula,
     epsilon: Annotated[
-        float, typer.Option(help="Geometric spacing of the ranks, in (0, 1].")
+        float,
+        typer.Option(
+            help="Geometric spacing of the queried ranks (logstrat, paula; random: see --beta), "
+            "or adastrat's target: refine until the envelope's height is at most "
+            "(1 + epsilon)^2. In (0, 1]."
+        ),
     ] = 0.03,
     window: Annotated[int, typer.Option(help="PAULA's window Delta.")] = 100,
+    m: Annotated[
+        int | None,
+        typer.Option(
+            "--m",
+            help="AdaStrat's monotonicity gap m (weak monotonicity: p(r1) >= p(r2) when "
+            "r2 >= r1 + m), at least 1 (default: LogStrat's m for the same epsilon and r_tilde).",
+        ),
+    ] = None,
     r_tilde: Annotated[
         int | None,
         typer.Option(help="Rank beyond which monotonicity is assumed (default: the method's)."),
     ] = None,
     delta: Annotated[float, typer.Option(help="Error probability, in (0, 1).")] = 0.05,
     p_min: Annotated[float, typer.Option(help="Lower bound assumed on the precision.")] = 0.5,
-    beta: Annotated[float, typer.Option(help="Per-point approximation factor, > 1.")] = 1.05,
+    beta: Annotated[
+        float, typer.Option(help="Per-point approximation factor, > 1 (adastrat: > 1 + eta).")
+    ] = 1.05,
+    eta: Annotated[
+        float,
+        typer.Option(
+            help="AdaStrat's label-noise rate: the probability an annotation is flipped, in "
+            "[0, 0.5)."
+        ),
+    ] = 0.0,
     seed: Annotated[int, typer.Option(help="Random seed of the samples.")] = 0,
     plot: Annotated[
         Path | None, typer.Option(dir_okay=False, help="Save a plot of the curve (PNG, PDF, SVG).")
@@ -358,8 +391,9 @@ def curve(
     Items are ranked by score, highest first (a stable sort: ties keep their order in the file).
     The labels are known, so this is a simulation: the method buys labels from an oracle over the
     ranked labels, and its estimate and lower and upper bounds are shown next to the true
-    precision at about ten log-spaced ranks, with the queried ranks and annotations. Options a
-    method does not use are ignored (see ``--method``).
+    precision at about ten log-spaced ranks, with the queried ranks and annotations. AdaStrat
+    chooses its queried ranks adaptively; its plan's worst-case counts are reported too. Options
+    a method does not use are ignored (see ``--method``).
     """
     import numpy as np
 
@@ -370,10 +404,12 @@ def curve(
     options = {
         "epsilon": epsilon,
         "window": window,
+        "m": m,
         "r_tilde": r_tilde,
         "delta": delta,
         "p_min": p_min,
         "beta": beta,
+        "eta": eta,
         "rng": seed,
     }
     try:
@@ -414,20 +450,35 @@ def curve(
         )
     ]
     if as_json:
+        adaptive = name in _ADAPTIVE_METHODS
+        planned_queries, planned_annotations = _planned(result)
         out = {
             "method": name,
             "n_items": n,
+            "adaptive": adaptive,
             "queries": result.n_queries,
             "annotations": result.annotations,
+            "planned_queries": planned_queries,
+            "planned_annotations": planned_annotations,
             "exact_len": result.exact_len,
             "parameters": kwargs,
             "guarantee": result.guarantee,
             "rows": rows,
             "plot": None if plot is None else str(plot),
         }
+        if adaptive:  # the ranks the labels led to, and the assumption they rest on
+            out["queried_ranks"] = sorted(int(r) for r in result.queried)
+            out["m"], out["r_tilde"] = int(result.m), int(result.r_tilde)
         typer.echo(json.dumps(out, indent=2))
         return
     _print_curve_table(result, rows, plot)
+
+
+def _planned(result) -> tuple[int, int]:
+    """Return the queried ranks and annotations the plan allows (AdaStrat: its worst case)."""
+    plan = result.plan
+    queries = getattr(plan, "max_queries", plan.n_queries)
+    return int(queries), int(plan.annotations)
 
 
 def _save_curve_plot(result, true_p, path: Path) -> None:
@@ -444,7 +495,12 @@ def _save_curve_plot(result, true_p, path: Path) -> None:
         raise typer.Exit(code=2) from None
 
 
+#: At most this many of an adaptive method's queried ranks are listed in the table's summary.
+_MAX_LISTED = 30
+
+
 def _print_curve_table(result, rows, plot: Path | None) -> None:
+    import numpy as np
     from rich.console import Console
     from rich.table import Table
 
@@ -477,6 +533,28 @@ def _print_curve_table(result, rows, plot: Path | None) -> None:
         )
     console = Console()
     console.print(table)
+    if result.method in _ADAPTIVE_METHODS:
+        planned_queries, planned_annotations = _planned(result)
+        console.print(
+            f"queries are adaptive: {result.n_queries:,} queried ranks (worst case "
+            f"{planned_queries:,}) and {result.annotations:,} annotations (worst case "
+            f"{planned_annotations:,}), for m = {result.m:,} and r_tilde = {result.r_tilde:,}."
+        )
+        if result.n_queries:
+            queried = ", ".join(f"{r:,}" for r in np.sort(result.queried)[:_MAX_LISTED])
+            more = result.n_queries - _MAX_LISTED
+            console.print(f"queried ranks: {queried}" + (f" and {more:,} more" if more > 0 else ""))
+    p_min = getattr(result.plan, "p_min", None)
+    if p_min is not None and result.n_queries:
+        low = np.sort(result.queried)
+        low = low[result.estimate(low) < p_min]
+        if low.size:
+            console.print(
+                f"note: the estimate is below p_min = {p_min:g} at {low.size:,} queried "
+                f"rank{'s' if low.size > 1 else ''} (from rank {low[0]:,}); the guarantee "
+                "assumes p >= p_min there.",
+                style="yellow",
+            )
     console.print(f"guarantee: {result.guarantee}", style="dim")
     if plot is not None:
         console.print(f"plot saved to {plot}")

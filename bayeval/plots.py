@@ -31,7 +31,15 @@ _GRID_POINTS = 2000
 #: already draws the curve finer than a screen resolves).
 _MAX_CORNERS = 5000
 
-_METHOD_NAMES = {"random": "random baseline", "logstrat": "LogStrat", "paula": "PAULA"}
+#: Up to this many queried ranks are drawn with larger markers.
+_FEW_QUERIES = 60
+
+_METHOD_NAMES = {
+    "random": "random baseline",
+    "logstrat": "LogStrat",
+    "paula": "PAULA",
+    "adastrat": "AdaStrat",
+}
 
 
 def plot_ranks(result: CurveResult) -> np.ndarray:
@@ -47,8 +55,10 @@ def plot_ranks(result: CurveResult) -> np.ndarray:
     numpy.ndarray of int64
         About 2,000 log-spaced and 2,000 evenly spaced ranks in ``[1, N]``, ``exact_len``, ``N``
         and the step functions' corners (if there are at most 5,000 of them), without repeats.
-        Its size never grows with ``N`` beyond the corners, so lists of ``2 * 10**9`` items plot
-        as fast as short ones.
+        For an :class:`~bayeval.curves.AdaStratResult`, whose envelopes are smooth between
+        kinks near each corner, also the ranks on both sides of every kink (a dozen per corner
+        and envelope). Its size never grows with ``N`` beyond the corners, so lists of
+        ``2 * 10**9`` items plot as fast as short ones.
     """
     n = int(result.n_items)
     parts = [
@@ -59,8 +69,38 @@ def plot_ranks(result: CurveResult) -> np.ndarray:
     corners = np.asarray(result.corners, dtype=np.int64)
     if corners.size <= _MAX_CORNERS:
         parts.append(corners.astype(np.float64))
+        parts.extend(_envelope_kinks(result))
     ranks = np.unique(np.clip(np.rint(np.concatenate(parts)), 1, n).astype(np.int64))
     return ranks
+
+
+def _envelope_kinks(result: CurveResult) -> list[np.ndarray]:
+    """Ranks on both sides of every kink of an AdaStrat result's three envelopes.
+
+    Through a point ``(y, Y)`` each bound (Theorem 2 of Sabharwal & Xue 2018) changes piece at
+    ``y - m``, ``y - k``, ``y``, ``y + 1``, ``y + k + 1`` and ``y + m + 1``
+    (``k = floor(m Y / y)``); between these ranks it is a curve ``A / r + B``. The envelope is
+    the minimum (maximum) of the points' bounds, whose main crossings are those of neighbouring
+    points ``i < j``: the count bound ``Y_i / r`` of one with the flat bound ``Y_j / y_j`` of
+    the other, at ``r = Y_i y_j / Y_j`` (and with ``i``, ``j`` swapped).
+    """
+    from bayeval.curves import AdaStratResult
+    from bayeval.curves.envelope import _as_points
+
+    if not isinstance(result, AdaStratResult) or result.corners.size == 0:
+        return []
+    m = int(result.m)
+    out = []
+    for yields in (result.point_yields, result.yield_low, result.yield_high):
+        y, big_y, k = _as_points(result.corners, yields, m)
+        starts = np.concatenate([y - m, y - k, y, y + 1, y + k + 1, y + m + 1])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cross = np.concatenate(
+                [big_y[:-1] * y[1:] / big_y[1:], big_y[1:] * y[:-1] / big_y[:-1]]
+            )
+        cross = cross[np.isfinite(cross)]
+        out += [starts, starts - 1, np.floor(cross), np.ceil(cross)]
+    return out
 
 
 def _true_values(true_precision: Any, ranks: np.ndarray, n_items: int) -> np.ndarray:
@@ -94,14 +134,16 @@ def plot_curve(
     true_precision: ArrayLike | Callable[[np.ndarray], ArrayLike] | None = None,
     ax: Axes | None = None,
     log_x: bool = True,
+    title: str | bool = True,
+    legend: bool = True,
 ) -> Axes:
     """Plot a precision-curve approximation: estimate, envelope, queried ranks and the truth.
 
     Parameters
     ----------
     result : bayeval.curves.CurveResult
-        The output of :func:`~bayeval.curves.random_baseline`, :func:`~bayeval.curves.logstrat`
-        or :func:`~bayeval.curves.paula`.
+        The output of :func:`~bayeval.curves.random_baseline`, :func:`~bayeval.curves.logstrat`,
+        :func:`~bayeval.curves.paula` or :func:`~bayeval.curves.adastrat`.
     true_precision : array_like or callable, optional
         The true precision function, when known (simulations): an array of ``p(r)`` for ranks
         ``r = 1..N`` (index 0 is rank 1), or a function taking an int64 array of ranks and
@@ -111,25 +153,33 @@ def plot_curve(
         Axes to draw on; default a new figure from :func:`matplotlib.pyplot.subplots`.
     log_x : bool, default True
         Logarithmic rank axis (the geometric queried points are then evenly spread).
+    title : str or bool, default True
+        ``True``: a title naming the method, the annotations, the number of queried ranks (if
+        any) and ``N``; ``False``: no title (e.g. in a grid of panels); a string: that title.
+    legend : bool, default True
+        Draw a legend (in the lower left corner). With ``False`` the artists keep their labels,
+        so a legend drawn later (``ax.legend()``) lists them.
 
     Returns
     -------
     matplotlib.axes.Axes
-        The axes drawn on, with labelled axes, a legend and a title naming the method, the
-        annotations, the number of queried ranks (if any) and ``N``.
+        The axes drawn on, with labelled axes, and the title and legend asked for.
 
     Notes
     -----
     Drawn, in order: the ``[lower, upper]`` envelope as a shaded band, the exact prefix (ranks
     ``1..exact_len``, where the estimate is the true precision) as a light span, the estimate as
-    a step line, the true precision (a thin black line on top) when given, and the queried ranks
-    as square markers on the estimate (the random baseline queries no rank, so has none).
+    a line, the true precision (a thin black line on top) when given, and the queried ranks as
+    square markers on the estimate (the random baseline queries no rank, so has none).
 
     Every curve is evaluated at :func:`plot_ranks`: a few thousand log-spaced and evenly spaced
-    ranks plus the step functions' corners, never at all ``N`` ranks. Beyond the exact prefix the
-    curves are step functions changing only at the corners, so there the drawing is exact (when
-    the corners are at most 5,000; the random baseline's can be more, and are then drawn at the
-    grid's resolution); inside the prefix the exact precision is drawn at the grid ranks.
+    ranks plus the corners, never at all ``N`` ranks. Inside the exact prefix the exact precision
+    is drawn at the grid ranks. Beyond it, the random baseline's, LogStrat's and PAULA's curves
+    are step functions changing only at the corners, drawn as steps, so the drawing is exact
+    (when the corners are at most 5,000; the random baseline's can be more, and are then drawn at
+    the grid's resolution). AdaStrat's estimate and envelope are smooth between kinks near its
+    corners (Figure 4, top, of the reference); they are drawn as lines through the grid and the
+    ranks on both sides of every kink, so the bends near each queried rank are drawn sharply.
 
     References
     ----------
@@ -159,7 +209,7 @@ def plot_curve(
      'queried ranks (90)']
     >>> plt.close(ax.figure)
     """
-    from bayeval.curves import CurveResult
+    from bayeval.curves import AdaStratResult, CurveResult
 
     if not isinstance(result, CurveResult):
         raise ValueError(
@@ -167,6 +217,10 @@ def plot_curve(
         )
     if not isinstance(log_x, bool | np.bool_):
         raise ValueError(f"`log_x` must be True or False; got {log_x!r}.")
+    if not isinstance(title, str | bool | np.bool_):
+        raise ValueError(f"`title` must be a string, True or False; got {title!r}.")
+    if not isinstance(legend, bool | np.bool_):
+        raise ValueError(f"`legend` must be True or False; got {legend!r}.")
 
     import matplotlib.pyplot as plt
     from matplotlib.axes import Axes
@@ -183,9 +237,10 @@ def plot_curve(
     lower = result.lower(ranks)
     upper = result.upper(ranks)
 
+    steps = not isinstance(result, AdaStratResult)  # AdaStrat's functions are smooth
     ax.fill_between(
-        ranks, lower, upper, step="post", color="C3", alpha=0.22, linewidth=0,
-        label="envelope [lower, upper]",
+        ranks, lower, upper, step="post" if steps else None, color="C3", alpha=0.22,
+        linewidth=0, label="envelope [lower, upper]",
     )  # fmt: skip
     exact_len = int(result.exact_len)
     if exact_len > 1:
@@ -193,15 +248,20 @@ def plot_curve(
             1, exact_len, color="0.5", alpha=0.12, linewidth=0,
             label=f"exact prefix (ranks 1 to {exact_len:,})",
         )  # fmt: skip
-    ax.step(ranks, estimate, where="post", color="C2", linewidth=2.0, label="estimate")
+    ax.plot(
+        ranks, estimate, drawstyle="steps-post" if steps else "default", color="C2",
+        linewidth=2.0, label="estimate",
+    )  # fmt: skip
     if truth is not None:
         ax.plot(ranks, truth, color="black", linewidth=0.8, zorder=2.5, label="true precision")
     queried = np.asarray(result.queried, dtype=np.int64)
     if queried.size:
+        few = queried.size <= _FEW_QUERIES  # e.g. AdaStrat's: larger markers
         ax.plot(
-            queried, result.estimate(queried), linestyle="none", marker="s", markersize=2.5,
-            markerfacecolor="none", markeredgecolor="C3", markeredgewidth=0.6, alpha=0.8,
-            label=f"queried ranks ({queried.size:,})",
+            queried, result.estimate(queried), linestyle="none", marker="s",
+            markersize=4.0 if few else 2.5, markerfacecolor="none", markeredgecolor="C3",
+            markeredgewidth=1.0 if few else 0.6, alpha=0.9 if few else 0.8,
+            label=f"queried ranks ({queried.size:,})", zorder=3,
         )  # fmt: skip
 
     if log_x:
@@ -211,9 +271,13 @@ def plot_curve(
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("rank r")
     ax.set_ylabel("precision p(r)")
-    name = _METHOD_NAMES.get(result.method, result.method)
-    queries = f", {queried.size:,} queried ranks" if queried.size else ""
-    ax.set_title(f"{name}: {result.annotations:,} annotations{queries} (N = {n:,})")
+    if isinstance(title, str):
+        ax.set_title(title)
+    elif title:
+        name = _METHOD_NAMES.get(result.method, result.method)
+        queries = f", {queried.size:,} queried ranks" if queried.size else ""
+        ax.set_title(f"{name}: {result.annotations:,} annotations{queries} (N = {n:,})")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(loc="lower left", fontsize="small")
+    if legend:
+        ax.legend(loc="lower left", fontsize="small")
     return ax

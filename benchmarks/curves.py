@@ -1,21 +1,24 @@
-"""Benchmark: precision-curve methods (random baseline, LogStrat, PAULA) as the list grows.
+"""Benchmark: precision-curve methods (random baseline, LogStrat, PAULA, AdaStrat) as N grows.
 
 The shape of Sabharwal & Xue (2018), §5, Figures 2-3: a fully labelled base list of 35,615
 items is scaled up 1, 10, 100 and 1000 times with :func:`bayeval.datasets.scale_up` (window
 100), giving lists of 3.6e4 to 3.6e7 items, and every method runs on each with the papers'
-settings (epsilon 0.03, window 100, delta 0.05, beta 1.05, p_min 0.5). For each list and method
-the script records the queried ranks, the planned and actual annotations, the wall time (median
-of a few runs, split into the time spent inside the oracle and the rest), the peak memory traced
-by ``tracemalloc``, and the accuracy of the curve at about 1,000 log-spaced ranks plus the two
-ends of every step of LogStrat's and PAULA's step functions: the largest relative error of
+settings (epsilon 0.03, window 100, delta 0.05, beta 1.05, p_min 0.5; AdaStrat with the
+default ``m`` and ``r_tilde``, those of LogStrat). For each list and method the script records
+the queried ranks, the planned (for AdaStrat: worst-case) and actual annotations, the wall time
+(median of a few runs, split into the time spent inside the oracle and the rest), the peak
+memory traced by ``tracemalloc``, and the accuracy of the curve: at every rank ``1..N``, and at
+about 1,000 log-spaced ranks plus the two ends of every step of LogStrat's and PAULA's step
+functions (for AdaStrat, whose estimate and bounds are smooth envelopes: plus its queried ranks
+and their neighbours ``r - 1, r, r + 1``). It reports the largest relative error of
 ``estimate`` and the number of ranks where ``lower <= p <= upper`` fails, against the realised
 precision of the generated list (counted exactly, label by label) and against its expected
-precision (``ScaledList.true_precision``).
+precision (``ScaledList.true_precision``). The same pass measures how far each list is from
+AdaStrat's (and LogStrat's) assumption, Definition 1's ``(r_tilde, m)``-weak monotonicity.
 
-At ``N = 2 * 10**9`` the three planners are timed, and PAULA and LogStrat run against a
-synthetic oracle whose labels are a cheap deterministic function of the position, so that the
-exact precision at any rank is known in closed form. AdaStrat is not implemented in bayeval
-yet and is left out.
+At ``N = 2 * 10**9`` the four planners are timed, and PAULA, LogStrat and AdaStrat run against
+a synthetic oracle whose labels are a cheap deterministic function of the position, so that
+the exact precision at any rank is known in closed form.
 
 The base list (no public copy of PPDB-36K's labels exists in this repository): item ``i`` of
 ``N0 = 35,615`` is positive with probability ``q(x) = 0.38 + 0.55 exp(-x / 0.3)``,
@@ -26,8 +29,8 @@ PPDB-36K's curve, staying above ``p_min = 0.5``.
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/curves.py              # the recorded run, about 25 s
-    .venv/bin/python benchmarks/curves.py --quick      # smoke test, factors 1 and 10, ~3 s
+    .venv/bin/python benchmarks/curves.py              # the recorded run, about 1.5-2 min
+    .venv/bin/python benchmarks/curves.py --quick      # smoke test, factors 1 and 10, ~6 s
     .venv/bin/python benchmarks/curves.py --show benchmarks/results/curves.json
 
 Results go to ``benchmarks/results/curves.json`` (``--output PATH`` to change) and a summary is
@@ -41,6 +44,7 @@ import gc
 import json
 import math
 import os
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -80,18 +84,33 @@ TOL = 1e-12
 HUGE_N = 2 * 10**9
 HUGE_BLOCKS = 1000
 HUGE_PERIOD = 100
+HUGE_DEPARTURE_BLOCKS = 10  # Definition 1 is checked label by label on the first 10 blocks
 
-METHODS = ("random", "logstrat", "paula")
+METHODS = ("random", "logstrat", "paula", "adastrat")
+HUGE_METHODS = ("paula", "logstrat", "adastrat")
+EVAL_CELLS = 1 << 21  # ranks x corners per call when evaluating AdaStrat's envelopes
 
 # The papers' figures for PPDB-36K and its scaled-up versions (eps 0.03, window 100,
-# delta 0.05, beta 1.05): AdaStrat §5 (Figures 2-3 and text) and PAULA §5.2.
+# delta 0.05, beta 1.05): AdaStrat §5 (Figures 2-3 and text) and PAULA §5.2. AdaStrat's
+# query count at 35.6M is stated twice, differently: "only 18 queries, even for the largest
+# dataset with over 35M items" (§5.1) and "only 21 queries even for PPDB-36K-1000x with 35M
+# items" (Figure 2's caption).
 PAPER = {
     "logstrat_queries": {35_615: 78, 3_561_500: 234, 35_615_000: 312},
     "paula_queries": {35_615: 78, 3_561_500: 234, 35_615_000: 312},
+    "adastrat_queries": {
+        35_615: "18",
+        3_561_500: "18",
+        35_615_000: "18 (§5.1 text), 21 (Fig. 2 caption)",
+    },
     "logstrat_annotations": {35_615: "18K", 3_561_500: "54K", 35_615_000: "73K"},
     "paula_annotations": {35_615: "11,292"},
+    "adastrat_annotations": {3_561_500: "24K", 35_615_000: "28K"},
     "random_annotations": {3_561_500: "284K", 35_615_000: "close to 1M"},
 }
+# "20%-61% higher annotation efficiency than LogStrat" (§5.1), over the four lists; read here
+# as the saving 1 - AdaStrat / LogStrat annotations (24K vs 54K: 56%, 28K vs 73K: 62%).
+PAPER_SAVING = "20%-61%"
 
 
 def q_curve(x: np.ndarray) -> np.ndarray:
@@ -113,6 +132,10 @@ def run_method(method: str, oracle, n: int):
         return curves.logstrat(
             oracle, n, epsilon=EPSILON, delta=DELTA, p_min=P_MIN, beta=BETA, rng=RNG
         )
+    if method == "adastrat":
+        return curves.adastrat(
+            oracle, n, epsilon=EPSILON, delta=DELTA, beta=BETA, p_min=P_MIN, rng=RNG
+        )
     return curves.paula(oracle, n, epsilon=EPSILON, window=WINDOW)
 
 
@@ -121,6 +144,8 @@ def plan_method(method: str, n: int):
         return curves.plan_random(n, alpha=ALPHA, p_min=P_MIN, delta=DELTA)
     if method == "logstrat":
         return curves.plan_logstrat(n, epsilon=EPSILON, delta=DELTA, p_min=P_MIN, beta=BETA)
+    if method == "adastrat":
+        return curves.plan_adastrat(n, epsilon=EPSILON, delta=DELTA, beta=BETA, p_min=P_MIN)
     return curves.plan_paula(n, epsilon=EPSILON, window=WINDOW)
 
 
@@ -186,6 +211,7 @@ def measure(method: str, label_fn: Callable, n: int, repeats: int) -> tuple[dict
         "method": method,
         "n_items": n,
         "queries": result.n_queries,
+        "max_queries": planned_queries(plan),
         "planned_annotations": int(plan.annotations),
         "annotations_formula": float(plan.annotations_formula),
         "annotations": int(result.annotations),
@@ -200,28 +226,105 @@ def measure(method: str, label_fn: Callable, n: int, repeats: int) -> tuple[dict
         "algorithm_seconds": float(np.median(algorithm)),
         "peak_bytes": int(peak),
     }
+    if method == "adastrat":  # the adaptive queries, in query order
+        row["queried"] = result.queried.tolist()
     return row, result
 
 
+def planned_queries(plan) -> int:
+    """The planned queries; AdaStrat's plan gives only Theorem 4's worst case."""
+    return int(plan.max_queries) if plan.method == "adastrat" else int(plan.n_queries)
+
+
 # -- ground truth and accuracy ----------------------------------------------------------------
-def eval_ranks(n: int) -> np.ndarray:
-    """About 1,000 log-spaced ranks, plus both ends of every LogStrat/PAULA step."""
+def eval_ranks(n: int, result=None) -> np.ndarray:
+    """About 1,000 log-spaced ranks, plus both ends of every LogStrat/PAULA step; for an
+    AdaStrat ``result`` (smooth envelopes, no steps) plus its queried ranks ``r`` and ``r +- 1``.
+    """
     logs = np.unique(np.rint(np.logspace(0, math.log10(n), EVAL_RANKS)).astype(np.int64))
-    points = curves.plan_paula(n, epsilon=EPSILON, window=WINDOW).points
-    ends = np.concatenate([points, points - 1, [n]])
-    ranks = np.unique(np.concatenate([logs, ends]))
+    if isinstance(result, curves.AdaStratResult):
+        q = np.asarray(result.queried, dtype=np.int64)
+        extra = np.concatenate([q - 1, q, q + 1, [n]])
+    else:
+        points = curves.plan_paula(n, epsilon=EPSILON, window=WINDOW).points
+        extra = np.concatenate([points, points - 1, [n]])
+    ranks = np.unique(np.concatenate([logs, extra]))
     return ranks[(ranks >= 1) & (ranks <= n)]
 
 
-def scan(label_fn: Callable, n: int, ranks: np.ndarray, results: dict) -> tuple[np.ndarray, dict]:
-    """One pass over the whole list: the realised counts at ``ranks`` and, at every rank
-    ``1..n``, each result's largest relative error and violations of its bounds.
+def evaluate(result, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``lower``, ``upper`` and ``estimate`` at ``ranks``; AdaStrat's envelopes (arrays of
+    ranks x corners) in blocks of about ``EVAL_CELLS`` cells.
+    """
+    if not isinstance(result, curves.AdaStratResult):
+        return result.lower(ranks), result.upper(ranks), result.estimate(ranks)
+    size = max(1024, EVAL_CELLS // max(1, result.corners.size))
+    parts = [
+        (result.lower(r), result.upper(r), result.estimate(r))
+        for r in (ranks[i : i + size] for i in range(0, ranks.size, size))
+    ]
+    return tuple(np.concatenate(c) for c in zip(*parts, strict=True))
+
+
+class Departure:
+    """How far a list is from Definition 1 (Sabharwal & Xue 2018): ``p`` is
+    ``(r_tilde, m)``-weakly monotone iff ``p(r1) >= p(r2)`` whenever ``r_tilde <= r1`` and
+    ``r2 >= r1 + m``. Fed the precision at consecutive ranks, it keeps the largest
+    ``p(r2) / min p(r_tilde .. r2 - m)`` (at most 1 iff the definition holds) and counts the
+    ranks ``r2`` where it exceeds 1.
+    """
+
+    def __init__(self, m: int, r_tilde: int):
+        self.m, self.r_tilde = m, r_tilde
+        self.tail = np.full(m, np.inf)  # running minimum at the m ranks before the next chunk
+        self.ratio, self.rank, self.p, self.p_min_before, self.ranks_failing = 0.0, None, 0, 0, 0
+
+    def update(self, ranks: np.ndarray, p: np.ndarray) -> None:
+        run = np.minimum.accumulate(np.where(ranks >= self.r_tilde, p, np.inf))
+        run = np.minimum(run, self.tail[-1])
+        ext = np.concatenate([self.tail, run])
+        lagged = ext[: ranks.size]  # min p(r_tilde .. r - m)
+        self.tail = ext[-self.m :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(np.isfinite(lagged) & (lagged > 0), p / lagged, 0.0)
+        self.ranks_failing += int((ratio > 1.0 + TOL).sum())
+        i = int(np.argmax(ratio))
+        if ratio[i] > self.ratio:
+            self.ratio, self.rank = float(ratio[i]), int(ranks[i])
+            self.p, self.p_min_before = float(p[i]), float(lagged[i])
+
+    def record(self) -> dict:
+        return {
+            "m": self.m,
+            "r_tilde": self.r_tilde,
+            "max_ratio": self.ratio,
+            "at_rank": self.rank,
+            "p_at_rank": self.p,
+            "min_p_up_to_rank_minus_m": self.p_min_before,
+            "ranks_failing": self.ranks_failing,
+        }
+
+
+def adastrat_gaps(n: int) -> tuple[int, int]:
+    """AdaStrat's default ``(m, r_tilde)`` for a list of ``n`` items."""
+    plan = plan_method("adastrat", n)
+    return int(plan.m), int(plan.r_tilde)
+
+
+def scan(
+    label_fn: Callable, n: int, ranks: np.ndarray, results: dict
+) -> tuple[np.ndarray, dict, dict]:
+    """One pass over the whole list: the realised counts at ``ranks``; at every rank ``1..n``,
+    each result's largest relative error and violations of its bounds; and the list's
+    departure from AdaStrat's weak monotonicity.
     """
     out = np.empty(ranks.size, dtype=np.int64)
+    departure = Departure(*adastrat_gaps(n))
     stats = {
         m: {"ranks": n, "max_rel_error": 0.0, "max_rel_error_rank": None, "violations": 0,
             "violations_below": 0, "violations_above": 0, "worst_violation": 0.0,
-            "violating_ranks": []}
+            "violating_ranks": [], "crossings": 0, "crossing_first": None, "crossing_last": None,
+            "worst_crossing": 1.0}
         for m in results
     }  # fmt: skip
     total = 0
@@ -234,14 +337,24 @@ def scan(label_fn: Callable, n: int, ranks: np.ndarray, results: dict) -> tuple[
         total = int(cum[-1])
         r = np.arange(start + 1, stop + 1, dtype=np.int64)
         p = cum / r
+        departure.update(r, p)
         for method, res in results.items():
             st = stats[method]
-            low, high, est = res.lower(r), res.upper(r), res.estimate(r)
+            low, high, est = evaluate(res, r)
             with np.errstate(divide="ignore", invalid="ignore"):
                 rel = np.where(p > 0, np.abs(est - p) / p, 0.0)
             i = int(np.argmax(rel))
             if rel[i] > st["max_rel_error"]:
                 st["max_rel_error"], st["max_rel_error_rank"] = float(rel[i]), int(r[i])
+            cross = low > high + TOL  # the bounds contradict each other
+            if cross.any():
+                st["crossings"] += int(cross.sum())
+                if st["crossing_first"] is None:
+                    st["crossing_first"] = int(r[cross][0])
+                st["crossing_last"] = int(r[cross][-1])
+                with np.errstate(divide="ignore"):
+                    worst = float((low[cross] / high[cross]).max())
+                st["worst_crossing"] = max(st["worst_crossing"], worst)
             below, above = low > p + TOL, high < p - TOL
             bad = below | above
             if bad.any():
@@ -253,12 +366,12 @@ def scan(label_fn: Callable, n: int, ranks: np.ndarray, results: dict) -> tuple[
                 st["worst_violation"] = max(st["worst_violation"], worst)
                 room = 20 - len(st["violating_ranks"])
                 st["violating_ranks"] += r[bad][:room].tolist()
-    return out, stats
+    return out, stats, departure.record()
 
 
 def accuracy(result, ranks: np.ndarray, truth: np.ndarray) -> dict:
     """Largest relative error of ``estimate`` and violations of ``lower <= p <= upper``."""
-    est, low, high = result.estimate(ranks), result.lower(ranks), result.upper(ranks)
+    low, high, est = evaluate(result, ranks)
     positive = truth > 0
     rel = np.abs(est[positive] - truth[positive]) / truth[positive]
     below = low > truth + TOL
@@ -279,6 +392,7 @@ def accuracy(result, ranks: np.ndarray, truth: np.ndarray) -> dict:
         "violations_above": int(above.sum()),
         "worst_violation": float(miss.max()) if bad.any() else 0.0,
         "violating_ranks": ranks[bad][:20].tolist(),
+        "crossings": int((low > high + TOL).sum()),
     }
 
 
@@ -306,20 +420,26 @@ def scaling(factors: tuple[int, ...], repeats: int) -> tuple[dict, list[dict]]:
             row["factor"] = factor
             measured.append(row)
         start = time.perf_counter()
-        ranks = eval_ranks(n)
-        realised_counts, everywhere = scan(lst.label, n, ranks, results)
-        realised = realised_counts / ranks
-        expected = lst.true_precision(ranks)
+        rank_sets = {method: eval_ranks(n, results[method]) for method in METHODS}
+        union = np.unique(np.concatenate(list(rank_sets.values())))
+        realised_counts, everywhere, departure = scan(lst.label, n, union, results)
+        realised_all = realised_counts / union
+        expected_all = lst.true_precision(union)
         truth_s = time.perf_counter() - start
-        far = ranks >= EXPECTED_FROM
-        noise = np.abs(realised[far] - expected[far]) / expected[far]
+        far_all = union >= EXPECTED_FROM
+        noise = np.abs(realised_all[far_all] - expected_all[far_all]) / expected_all[far_all]
         for row in measured:
             method, result = row["method"], results[row["method"]]
+            ranks = rank_sets[method]
+            at = np.searchsorted(union, ranks)
+            realised, expected = realised_all[at], expected_all[at]
             row["vs_realised"] = accuracy(result, ranks, realised)
             row["all_ranks"] = everywhere[method]
-            beyond = far & (ranks > result.exact_len)  # exact prefixes equal the realised list
+            # exact prefixes equal the realised list
+            beyond = (ranks >= EXPECTED_FROM) & (ranks > result.exact_len)
             row["vs_expected"] = accuracy(result, ranks[beyond], expected[beyond])
             row["list_noise_vs_expected"] = float(noise.max())
+            row["list_departure"] = departure
             row["check_seconds"] = truth_s
             rows.append(row)
             print(
@@ -384,26 +504,35 @@ def huge(repeats: int, planner_repeats: int) -> dict:
                 {
                     "method": method,
                     "n_items": n,
-                    "queries": plan.n_queries,
+                    "queries": planned_queries(plan),
                     "annotations": int(plan.annotations),
+                    "worst_case": method == "adastrat",
                     "annotations_formula": float(plan.annotations_formula),
                     "approximation": float(plan.approximation),
                     "seconds": float(np.median(seconds)),
                 }
             )
-    ranks = eval_ranks(HUGE_N)
-    truth = lst.counts(ranks) / ranks
     runs = []
-    for method in ("paula", "logstrat"):
+    for method in HUGE_METHODS:
         row, result = measure(method, lst.label, HUGE_N, repeats)
-        row["vs_exact"] = accuracy(result, ranks, truth)
+        ranks = eval_ranks(HUGE_N, result)
+        row["vs_exact"] = accuracy(result, ranks, lst.counts(ranks) / ranks)
         runs.append(row)
         print(
-            f"  N={HUGE_N:,} {method:9s} ann={row['annotations']:,} {row['seconds']:.3f} s "
+            f"  N={HUGE_N:,} {method:9s} q={row['queries']} ann={row['annotations']:,} "
+            f"{row['seconds']:.3f} s "
             f"(algorithm {row['algorithm_seconds']:.3f}) {row['peak_bytes'] / 2**20:.1f} MiB",
             file=sys.stderr,
         )
         del result
+    # Definition 1 on the first HUGE_DEPARTURE_BLOCKS blocks, label by label
+    departure = Departure(*adastrat_gaps(HUGE_N))
+    total = 0
+    for start in range(0, HUGE_DEPARTURE_BLOCKS * lst.block, CHUNK):
+        r = np.arange(start + 1, min(start + CHUNK, HUGE_DEPARTURE_BLOCKS * lst.block) + 1)
+        cum = total + np.cumsum(lst.label(r - 1), dtype=np.int64)
+        total = int(cum[-1])
+        departure.update(r, cum / r)
     return {
         "n_items": HUGE_N,
         "oracle": (
@@ -413,6 +542,7 @@ def huge(repeats: int, planner_repeats: int) -> dict:
             f"{int(lst.c[-1])})"
         ),
         "precision_at_n": float(lst.counts(np.array([HUGE_N]))[0] / HUGE_N),
+        "departure": {"up_to_rank": HUGE_DEPARTURE_BLOCKS * lst.block, **departure.record()},
         "planners": planners,
         "runs": runs,
         "random_not_run": (
@@ -470,39 +600,59 @@ def format_report(report: dict) -> str:
         f"{m['loadavg_end'][0]:.2f}  repeats {report['config']['repeats']}  "
         f"total {report['config']['total_seconds']:.0f} s"
     ]
+    if report.get("worktree"):
+        out.append(f"uncommitted changes in bayeval/: {', '.join(report['worktree'])}")
     rows = report["scaling"]
-    names = {"random": "random baseline", "logstrat": "LogStrat", "paula": "PAULA"}
+    names = {
+        "random": "random baseline",
+        "logstrat": "LogStrat",
+        "paula": "PAULA",
+        "adastrat": "AdaStrat",
+    }
     ns = sorted({r["n_items"] for r in rows})
     by = {(r["n_items"], r["method"]): r for r in rows}
 
-    out.append("\nqueries and annotations (actual / planned) as N grows (Figures 2-3)\n")
+    out.append(
+        "\nqueries and annotations (actual / planned; AdaStrat: actual / worst case, queries "
+        "(<= Theorem 4's bound)) as N grows (Figures 2-3); last column: 1 - AdaStrat / LogStrat "
+        "annotations\n"
+    )
     table = []
     for n in ns:
         cells = [_n(n)]
         for method in METHODS:
             r = by[(n, method)]
-            q = "-" if method == "random" else str(r["queries"])
-            cells += [q, f"{r['annotations']:,} / {r['planned_annotations']:,}"]
+            if method == "random":
+                q = "-"
+            elif method == "adastrat":
+                q = f"{r['queries']} (<= {r['max_queries']})"
+            else:
+                q = str(r["queries"])
+            bound = "<= " if method == "adastrat" else ""
+            cells += [q, f"{r['annotations']:,} / {bound}{r['planned_annotations']:,}"]
+        cells.append(f"{_saving(by, n):.0%}")
         table.append(cells)
     growth = ["growth"]
     for method in METHODS:
         growth += ["", _growth(rows, method)]
-    table.append(growth)
+    table.append([*growth, ""])
     header = ["N"]
     for method in METHODS:
         header += [f"{names[method]} queries", f"{names[method]} annotations"]
-    out.append(_markdown(header, table))
+    out.append(_markdown([*header, "AdaStrat saving"], table))
 
     out.append("\nagainst the papers' figures for PPDB-36K and its scaled-up versions\n")
     table = []
     labels = {
         "logstrat_queries": ("LogStrat", "queries", "queries"),
         "paula_queries": ("PAULA", "queries", "queries"),
+        "adastrat_queries": ("AdaStrat", "queries", "queries"),
         "logstrat_annotations": ("LogStrat", "annotations", "annotations"),
         "paula_annotations": ("PAULA", "annotations", "annotations"),
+        "adastrat_annotations": ("AdaStrat", "annotations", "annotations"),
         "random_annotations": ("random baseline", "annotations", "planned_annotations"),
     }
-    key_method = {"LogStrat": "logstrat", "PAULA": "paula", "random baseline": "random"}
+    key_method = {v: k for k, v in names.items()}
     for key, values in report["paper"].items():
         name, quantity, field = labels[key]
         for n_text, paper_value in values.items():
@@ -514,7 +664,20 @@ def format_report(report: dict) -> str:
                 ours += f" planned ({r['annotations']:,} distinct)"
             if key == "logstrat_annotations":
                 ours += f" (Theorem 2: {r['annotations_formula']:,.0f})"
+            if key == "adastrat_annotations":
+                ours += f" (LogStrat here: {by[(int(n_text), 'logstrat')]['annotations']:,})"
             table.append([_n(int(n_text)), name, quantity, str(paper_value), ours])
+    if all((n, m) in by for n in ns for m in ("adastrat", "logstrat")):
+        savings = ", ".join(f"{_saving(by, n):.0%}" for n in ns)
+        table.append(
+            [
+                f"{_n(ns[0])} .. {_n(ns[-1])}",
+                "AdaStrat",
+                "saving vs LogStrat",
+                report.get("paper_adastrat_saving_vs_logstrat", PAPER_SAVING),
+                savings,
+            ]
+        )
     out.append(_markdown(["N", "method", "quantity", "paper", "bayeval"], table))
 
     out.append(
@@ -544,6 +707,27 @@ def format_report(report: dict) -> str:
     )
 
     out.append(
+        "\nhow far each list is from Definition 1 ((r_tilde, m)-weak monotonicity, the "
+        "assumption of AdaStrat's and LogStrat's bounds): max over r2 of p(r2) / min "
+        "p(r_tilde .. r2 - m), and the number of ranks r2 where it exceeds 1\n"
+    )
+    table = []
+    for n in ns:
+        d = by[(n, METHODS[0])]["list_departure"]
+        table.append(
+            [
+                _n(n),
+                f"{d['m']}, {d['r_tilde']:,}",
+                f"{d['max_ratio']:.4f} @ {d['at_rank'] or 0:,}",
+                f"{d['p_at_rank']:.4f} vs {d['min_p_up_to_rank_minus_m']:.4f}",
+                f"{d['ranks_failing']:,}",
+            ]
+        )
+    out.append(
+        _markdown(["N", "m, r_tilde", "max ratio @ r2", "p(r2) vs min", "ranks failing"], table)
+    )
+
+    out.append(
         "\naccuracy against the realised precision p of the generated list at every rank "
         "1..N: max |estimate - p| / p and ranks where lower <= p <= upper fails; last two "
         f"columns: max |estimate - E p| / E p against the expected precision (true_precision) "
@@ -565,6 +749,7 @@ def format_report(report: dict) -> str:
                     f"{r['approximation']:.4f}",
                     f"{every['max_rel_error']:.4f} @ {every['max_rel_error_rank']:,}",
                     viol,
+                    _crossings(every),
                     f"{exp['max_rel_error']:.4f}",
                     f"{r['list_noise_vs_expected']:.4f}",
                 ]
@@ -577,6 +762,7 @@ def format_report(report: dict) -> str:
                 "guaranteed factor",
                 "max rel. error @ rank",
                 "violations",
+                "lower > upper",
                 "max rel. error vs E p",
                 "list vs E p",
             ],
@@ -592,8 +778,9 @@ def format_report(report: dict) -> str:
         cells = [_n(n)]
         for method in METHODS:
             p = pn[(n, method)]
-            q = "" if method == "random" else f"{p['queries']} q, "
-            cells.append(f"{q}{p['annotations']:,} ann, {_s(p['seconds'])}")
+            bound = "<= " if p.get("worst_case") else ""
+            q = "" if method == "random" else f"{bound}{p['queries']} q, "
+            cells.append(f"{q}{bound}{p['annotations']:,} ann, {_s(p['seconds'])}")
         table.append(cells)
     out.append(_markdown(["N", *(f"plan_{m}" for m in METHODS)], table))
 
@@ -611,7 +798,9 @@ def format_report(report: dict) -> str:
                 _s(r["algorithm_seconds"]),
                 _mib(r["peak_bytes"]),
                 f"{acc['max_rel_error']:.4f}",
-                f"{acc['violations']}/{acc['ranks']}",
+                f"{acc['violations']}/{acc['ranks']}"
+                + (f" (worst {acc['worst_violation']:.1e})" if acc["violations"] else "")
+                + (f"; lower > upper at {acc['crossings']}" if acc.get("crossings") else ""),
             ]
         )
     out.append(
@@ -630,9 +819,29 @@ def format_report(report: dict) -> str:
             table,
         )
     )
-    out.append(f"\nrandom baseline at N = 2e9 not run: {big['random_not_run']}.")
-    out.append("AdaStrat is not implemented in bayeval yet: no row for it.")
+    d = big["departure"]
+    out.append(
+        f"\nDefinition 1 (m = {d['m']}, r_tilde = {d['r_tilde']:,}) on this list, checked at "
+        f"every rank up to {d['up_to_rank']:,}: max p(r2) / min p(r_tilde .. r2 - m) = "
+        f"{d['max_ratio']:.6f} at r2 = {d['at_rank'] or 0:,} ({d['p_at_rank']:.6f} vs "
+        f"{d['min_p_up_to_rank_minus_m']:.6f}); {d['ranks_failing']:,} ranks fail."
+    )
+    out.append(f"random baseline at N = 2e9 not run: {big['random_not_run']}.")
     return "\n".join(out)
+
+
+def _crossings(stats: dict) -> str:
+    """Ranks where ``lower > upper``: count, first and last rank, largest ``lower / upper``."""
+    count = stats.get("crossings", 0)
+    if not count:
+        return "0"
+    first, last, worst = stats["crossing_first"], stats["crossing_last"], stats["worst_crossing"]
+    return f"{count:,} ({first:,}..{last:,}, x{worst:.3f})"
+
+
+def _saving(by: dict, n: int) -> float:
+    """``1 - AdaStrat / LogStrat`` annotations at ``n``."""
+    return 1.0 - by[(n, "adastrat")]["annotations"] / by[(n, "logstrat")]["annotations"]
 
 
 def run(factors: tuple[int, ...], repeats: int, planner_repeats: int) -> dict:
@@ -655,13 +864,29 @@ def run(factors: tuple[int, ...], repeats: int, planner_repeats: int) -> dict:
             "command": " ".join([Path(sys.executable).name, *sys.argv]),
         },
         "paper": {k: {str(n): v for n, v in d.items()} for k, d in PAPER.items()},
-        "adastrat": "not implemented in bayeval yet; left out",
+        "paper_adastrat_saving_vs_logstrat": PAPER_SAVING,
+        "worktree": worktree_changes(),
     }
     report["base"], report["scaling"] = scaling(factors, repeats)
     report["huge"] = huge(repeats, planner_repeats)
     report["config"]["total_seconds"] = time.perf_counter() - start
     report["machine"]["loadavg_end"] = list(os.getloadavg())
     return report
+
+
+def worktree_changes() -> list[str] | None:
+    """Files of bayeval/ that differ from the recorded commit (``git status --porcelain``)."""
+    try:
+        out = subprocess.run(
+            ["git", "status", "--porcelain", "--", "bayeval"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return [line.strip() for line in out.splitlines()]
 
 
 def main(argv: list[str] | None = None) -> None:

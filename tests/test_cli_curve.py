@@ -41,6 +41,9 @@ LIBRARY = {
     ),
     "logstrat": lambda o: curves.logstrat(o, N, epsilon=0.03, delta=0.05, p_min=0.5, beta=1.05),
     "paula": lambda o: curves.paula(o, N, epsilon=0.03, window=100),
+    "adastrat": lambda o: curves.adastrat(
+        o, N, epsilon=0.03, delta=0.05, p_min=0.5, beta=1.05, eta=0.0, rng=0
+    ),
 }
 
 
@@ -58,7 +61,7 @@ def test_table_output(files, pool):
     assert "plot saved" not in out
 
 
-@pytest.mark.parametrize("method", ["random", "logstrat", "paula"])
+@pytest.mark.parametrize("method", ["random", "logstrat", "paula", "adastrat"])
 def test_json_matches_the_library(files, pool, method):
     result = runner.invoke(app, ["curve", *files, "--method", method, "--json"])
     assert result.exit_code == 0, result.output
@@ -68,6 +71,10 @@ def test_json_matches_the_library(files, pool, method):
     assert out["method"] == method and out["n_items"] == N and out["plot"] is None
     assert out["queries"] == res.n_queries and out["annotations"] == res.annotations
     assert out["exact_len"] == res.exact_len and out["guarantee"] == res.guarantee
+    assert out["adaptive"] is (method == "adastrat")
+    assert out["planned_annotations"] == res.plan.annotations >= res.annotations
+    planned = res.plan.max_queries if method == "adastrat" else res.plan.n_queries
+    assert out["planned_queries"] == planned >= res.n_queries
     ranks = np.array([row["rank"] for row in out["rows"]])
     assert ranks[0] == 1 and ranks[-1] == N and 8 <= ranks.size <= 10
     assert np.allclose(np.diff(np.log(ranks)), np.log(N) / 9, atol=0.7)  # about log-spaced
@@ -204,6 +211,17 @@ def test_trailing_blank_lines_and_float_labels_are_fine(tmp_path):
         (["--method", "logstrat", "--beta", "1"], "`beta` must be greater than 1; got 1.0."),
         (["--method", "random", "--delta", "1.5"], "`delta`"),
         (["--method", "random", "--epsilon", "-1"], "`epsilon` must be in the half-open"),
+        (["--method", "adastrat", "--eta", "0.6"], "`eta` must be in the half-open interval"),
+        (["--method", "adastrat", "--eta", "-0.1"], "`eta` must be in the half-open interval"),
+        (
+            ["--method", "adastrat", "--beta", "1.01", "--eta", "0.05"],
+            "`beta` must exceed 1 + eta = 1.05",
+        ),
+        (["--method", "adastrat", "--m", "0"], "`m` must be a whole number >= 1; got 0."),
+        (["--method", "adastrat", "--p-min", "0"], "`p_min` must be in the half-open interval"),
+        (["--method", "adastrat", "--delta", "1"], "`delta` must be in the open interval (0, 1)"),
+        (["--method", "adastrat", "--epsilon", "2"], "`epsilon` must be in the half-open"),
+        (["--method", "adastrat", "--r-tilde", "1"], "`m` has no default for r_tilde=1"),
     ],
 )
 def test_parameter_errors(files, args, message):
@@ -235,3 +253,115 @@ def test_plot_that_cannot_be_saved(files, tmp_path):
     missing_dir = tmp_path / "no" / "such" / "dir" / "curve.png"
     result = runner.invoke(app, ["curve", *files, "--plot", str(missing_dir)])
     assert result.exit_code == 2 and "cannot save the plot" in result.stderr
+
+
+# ------------------------------------------------------------------------------------ AdaStrat
+
+
+def test_adastrat_summary_says_queries_are_adaptive(files, pool):
+    result = runner.invoke(app, ["curve", *files, "--method", "adastrat", "--epsilon", "0.03"])
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.stdout.split())  # rich wraps long lines
+    res = LIBRARY["adastrat"](LabelOracle(_ranked(pool)))
+    assert f"AdaStrat precision curve of {N:,} items" in out
+    assert f"{res.n_queries:,} queried ranks, {res.annotations:,} annotations" in out
+    assert (
+        f"queries are adaptive: {res.n_queries:,} queried ranks (worst case "
+        f"{res.plan.max_queries:,}) and {res.annotations:,} annotations (worst case "
+        f"{res.plan.annotations:,}), for m = {res.m:,} and r_tilde = {res.r_tilde:,}."
+    ) in out
+    assert "queried ranks: " + ", ".join(f"{r:,}" for r in np.sort(res.queried)) in out
+    # p falls below p_min = 0.5 at the bottom of this list: the summary says the guarantee fails
+    below = np.sort(res.queried)[res.estimate(np.sort(res.queried)) < 0.5]
+    assert below.size and f"below p_min = 0.5 at {below.size:,} queried rank" in out
+    assert "guarantee: probability >= 1 - delta" in out
+
+
+def test_adastrat_json_lists_its_queried_ranks_and_assumption(files, pool):
+    args = ["--method", "adastrat", "--m", "50", "--eta", "0.02", "--beta", "1.1", "--seed", "3"]
+    result = runner.invoke(app, ["curve", *files, *args, "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["parameters"] == {
+        "epsilon": 0.03,
+        "m": 50,
+        "r_tilde": None,
+        "delta": 0.05,
+        "p_min": 0.5,
+        "beta": 1.1,
+        "eta": 0.02,
+        "rng": 3,
+    }
+    res = curves.adastrat(LabelOracle(_ranked(pool)), N, **out["parameters"])
+    assert out["queried_ranks"] == sorted(res.queried.tolist())
+    assert out["m"] == 50 and out["r_tilde"] == res.r_tilde == 3400
+    assert out["queries"] == res.n_queries and out["annotations"] == res.annotations
+    assert out["planned_queries"] == res.plan.max_queries
+    assert out["rows"][-1]["estimate"] == pytest.approx(float(res.estimate(N)))
+    default = json.loads(
+        runner.invoke(app, ["curve", *files, "--method", "adastrat", "--json"]).stdout
+    )
+    assert default["m"] == curves.plan_adastrat(N).m  # --m defaults to the plan's
+
+
+def test_adastrat_ignores_window_and_others_ignore_m_and_eta(files):
+    base = ["curve", *files, "--json"]
+    ada = json.loads(runner.invoke(app, [*base, "--method", "adastrat"]).stdout)
+    assert (
+        json.loads(runner.invoke(app, [*base, "--method", "adastrat", "--window", "7"]).stdout)
+        == ada
+    )
+    for method in ("logstrat", "paula"):
+        plain = json.loads(runner.invoke(app, [*base, "--method", method]).stdout)
+        other = runner.invoke(app, [*base, "--method", method, "--m", "5", "--eta", "0.3"])
+        assert other.exit_code == 0, other.output
+        assert json.loads(other.stdout) == plain
+        assert "queried_ranks" not in plain and plain["adaptive"] is False
+
+
+def test_adastrat_flat_list_stops_after_one_query(tmp_path):
+    n = 8000
+    args, _, _ = _write(
+        tmp_path, "\n".join(str(n - i) for i in range(n)), "1\n1\n1\n0\n" * (n // 4)
+    )
+    result = runner.invoke(app, ["curve", *args, "--method", "adastrat", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["queries"] == 1 and out["queried_ranks"] == [n]
+    assert all(row["lower"] <= row["true"] <= row["upper"] for row in out["rows"])
+
+
+def test_adastrat_short_list_is_annotated_in_full(tmp_path):
+    args, _, _ = _write(tmp_path, "3\n2\n1\n", "1\n0\n1\n")
+    result = runner.invoke(
+        app, ["curve", *args, "--method", "adastrat", "--r-tilde", "3", "--m", "1", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["queries"] == 0 and out["queried_ranks"] == [] and out["annotations"] == 3
+    assert [row["estimate"] for row in out["rows"]] == pytest.approx([1.0, 0.5, 2 / 3])
+    table = runner.invoke(
+        app, ["curve", *args, "--method", "adastrat", "--r-tilde", "3", "--m", "1"]
+    )
+    assert table.exit_code == 0, table.output
+    assert "queries are adaptive: 0 queried ranks" in " ".join(table.stdout.split())
+
+
+def test_adastrat_plot_is_written(files, tmp_path):
+    svg = tmp_path / "adastrat.svg"
+    result = runner.invoke(app, ["curve", *files, "--method", "adastrat", "--plot", str(svg)])
+    assert result.exit_code == 0, result.output
+    assert "AdaStrat" in svg.read_text()
+
+
+def test_help_describes_adastrat_and_its_options():
+    from bayeval.cli import _CURVE_METHOD_HELP
+
+    result = runner.invoke(app, ["curve", "--help"])
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.replace("│", " ").split())  # rich boxes and wraps the help
+    assert "adastrat (Sabharwal & Xue 2018) chooses its queried ranks adaptively" in text
+    assert "--m " in text and "--eta " in text
+    assert "label-noise rate" in text and "monotonicity gap" in text
+    used = "adastrat: --epsilon, --m, --r-tilde, --delta, --p-min, --beta, --eta, --seed"
+    assert used in _CURVE_METHOD_HELP

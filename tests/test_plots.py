@@ -201,3 +201,157 @@ def test_missing_estimates_plot_as_gaps(ranked_labels):
     ax = plot_curve(gappy)
     ax.figure.savefig(io.BytesIO(), format="png")  # no warning while drawing
     assert np.isnan(_lines_by_label(ax)["estimate"].get_ydata()).any()
+
+
+# ------------------------------------------------------------------------------------ AdaStrat
+
+
+@pytest.fixture(scope="module")
+def adastrat_result(ranked_labels):
+    return curves.adastrat(LabelOracle(ranked_labels), N, rng=0)
+
+
+def test_adastrat_is_drawn_smooth_with_its_queried_points(adastrat_result, true_p):
+    from matplotlib.collections import FillBetweenPolyCollection
+
+    res = adastrat_result
+    assert 1 < res.n_queries < 20  # adaptive: far fewer than LogStrat's and PAULA's
+    ax = plot_curve(res, true_precision=true_p)
+    assert ax.get_title() == (
+        f"AdaStrat: {res.annotations:,} annotations, {res.n_queries} queried ranks (N = {N:,})"
+    )
+    lines = _lines_by_label(ax)
+    label = f"queried ranks ({res.n_queries})"
+    assert set(lines) == {"estimate", "true precision", label}
+
+    estimate = lines["estimate"]
+    ranks = np.asarray(estimate.get_xdata())
+    np.testing.assert_array_equal(ranks, plot_ranks(res))
+    assert estimate.get_drawstyle() == "default"  # a smooth envelope, not a step function
+    np.testing.assert_array_equal(estimate.get_ydata(), res.estimate(ranks))
+    np.testing.assert_array_equal(lines["true precision"].get_ydata(), true_p[ranks - 1])
+
+    queried = lines[label]
+    np.testing.assert_array_equal(queried.get_xdata(), res.queried)
+    np.testing.assert_array_equal(queried.get_ydata(), res.estimate(res.queried))
+    assert queried.get_marker() == "s" and queried.get_linestyle() == "None"
+
+    (band,) = [c for c in ax.collections if isinstance(c, FillBetweenPolyCollection)]
+    assert band.get_label() == "envelope [lower, upper]"
+    vertices = band.get_paths()[0].vertices
+    assert len(vertices) < 2 * ranks.size + 10  # one vertex per rank and side: no steps
+    lower, upper = res.lower(ranks), res.upper(ranks)
+    assert vertices[:, 1].min() == pytest.approx(lower.min())
+    assert vertices[:, 1].max() == pytest.approx(upper.max())
+    assert (lower <= res.estimate(ranks) + 1e-12).all()
+    assert (res.estimate(ranks) <= upper + 1e-12).all()
+
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == [
+        "envelope [lower, upper]",
+        f"exact prefix (ranks 1 to {res.exact_len:,})",
+        "estimate",
+        "true precision",
+        label,
+    ]
+
+
+def test_adastrat_plot_ranks_hold_corners_and_their_neighbours(adastrat_result):
+    res = adastrat_result
+    ranks = plot_ranks(res)
+    for offset in (-1, 0, 1):
+        near = res.corners + offset
+        assert np.isin(near[near <= N], ranks).all()
+    m = res.m
+    assert np.isin(res.queried[res.queried < N] + m + 1, ranks).all()  # the kink at y + m + 1
+    assert ranks.size < 10_000
+
+
+def test_adastrat_drawing_follows_the_envelope_between_plotted_ranks(adastrat_result):
+    res = adastrat_result
+    ranks = plot_ranks(res)
+    every = np.arange(res.exact_len + 1, N + 1)
+    for which in ("estimate", "lower", "upper"):
+        f = getattr(res, which)
+        drawn = np.interp(every, ranks, f(ranks))  # what the line shows between plotted ranks
+        assert np.abs(drawn - f(every)).max() < 1e-3, which
+
+
+def test_adastrat_flat_curve_and_census_plot():
+    n = 100_000
+    flat = curves.adastrat(CallableOracle(lambda i: i % 4 != 3, n_items=n, vectorized=True), n)
+    assert flat.n_queries == 1
+    ax = plot_curve(flat, true_precision=lambda r: (r - r // 4) / r)
+    queried = _lines_by_label(ax)["queried ranks (1)"]
+    assert queried.get_xdata().tolist() == [n]
+    assert queried.get_ydata() == pytest.approx([0.75], abs=0.02)
+
+    labels = np.arange(2000) % 3 != 0
+    census = curves.adastrat(LabelOracle(labels), 2000, r_tilde=2000, m=1)
+    assert census.n_queries == 0 and census.exact_len == 2000
+    ax = plot_curve(census)
+    assert set(_lines_by_label(ax)) == {"estimate"}
+    assert ax.get_title() == "AdaStrat: 2,000 annotations (N = 2,000)"
+
+
+def test_adastrat_on_two_billion_items_plots_fast():
+    n = 2 * 10**9
+    oracle = CallableOracle(
+        lambda i: (i * 0.6180339887) % 1 < 0.9 - 0.4 * np.log1p(i) / np.log(n),
+        n_items=n,
+        vectorized=True,
+    )
+    res = curves.adastrat(oracle, n, rng=0)
+    assert res.n_queries <= res.plan.max_queries
+    asked = []
+
+    def truth(ranks):
+        asked.append(ranks.size)
+        return 0.9 - 0.4 * np.log(ranks) / np.log(n)
+
+    start = time.perf_counter()
+    ax = plot_curve(res, true_precision=truth)
+    elapsed = time.perf_counter() - start
+    assert asked == [plot_ranks(res).size] and asked[0] < 10_000
+    assert all(len(line.get_xdata()) < 10_000 for line in ax.get_lines())
+    assert elapsed < 5.0
+    assert ax.get_xlim() == pytest.approx((1, n))
+
+
+# ------------------------------------------------------------------------------ title, legend
+
+
+def test_title_option(paula_result):
+    assert plot_curve(paula_result, title=False).get_title() == ""
+    assert plot_curve(paula_result, title="left panel").get_title() == "left panel"
+    assert plot_curve(paula_result, title=True).get_title().startswith("PAULA: ")
+
+
+def test_legend_option_keeps_labels_for_a_later_legend(paula_result, true_p):
+    ax = plot_curve(paula_result, true_precision=true_p, legend=False)
+    assert ax.get_legend() is None
+    labels = [t.get_text() for t in ax.legend().get_texts()]
+    assert labels[0] == "envelope [lower, upper]" and "true precision" in labels
+
+
+def test_panels_without_titles_and_legends(paula_result, adastrat_result, true_p):
+    from matplotlib.figure import Figure
+
+    axes = Figure().subplots(1, 2)
+    for ax, res in zip(axes, (paula_result, adastrat_result), strict=True):
+        plot_curve(res, true_precision=true_p, ax=ax, title=False, legend=ax is axes[1])
+    assert [ax.get_title() for ax in axes] == ["", ""]
+    assert axes[0].get_legend() is None and axes[1].get_legend() is not None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"title": None}, r"`title` must be a string, True or False; got None"),
+        ({"title": 3}, r"`title` must be a string, True or False; got 3"),
+        ({"legend": "yes"}, r"`legend` must be True or False; got 'yes'"),
+    ],
+)
+def test_title_and_legend_errors(paula_result, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        plot_curve(paula_result, **kwargs)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import bisect
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from bayeval._validation import check_rng
-from bayeval.curves.envelope import _as_points, _lines, bounds, height
+from bayeval.curves.envelope import _as_points, _lines, bounds, height, ratio_range
 from bayeval.curves.planning import _stratum_samples, adastrat_sample_size, plan_adastrat
 from bayeval.curves.random_baseline import _sample_without_replacement
 from bayeval.curves.result import CurveResult, _build, _start
@@ -158,11 +159,15 @@ def adastrat(
 
     - Only the prefix point ``l_tilde`` enters the envelope: Theorem 2 needs ``y > r_tilde``,
       so prefix ranks below ``r_tilde`` give no valid bound (Algorithm 1 updates with all).
-      The lower bound below a point ``y`` uses ``p(y - m) >= p(y)``, so it is restricted to
-      counting where ``y - m < r_tilde`` (:func:`~bayeval.curves.envelope.bounds`).
-    - Estimated points can make the envelope cross (``lb > ub``). The height is then taken as
-      ``max(ub / lb, lb / ub)``, so a range whose points disagree by more than
-      ``(1 + eps)^2`` is split further rather than accepted.
+      The lower bound below a point ``y`` uses ``p(y - m) >= p(y)`` and the upper bound above
+      it ``p(y) >= p(y + m)``, so they fall back to counting where ``y - m < r_tilde`` or
+      ``y + m > N`` (:func:`~bayeval.curves.envelope.bounds`).
+    - Estimated points can make the envelope cross (``lb > ub``). Crossing ranks have
+      ``ub / lb < 1`` and do not raise the height, as in Algorithm 1 (splitting cannot resolve a
+      disagreement between points already observed); the estimate there is still the geometric
+      mean. The *guaranteed* envelope (``lower``, ``upper``) cannot cross when the guarantee
+      holds, so if it does, a ``RuntimeWarning`` names the ranks and ``crossing`` records them:
+      the list is not weakly monotone there, or an estimate missed its Eq. 5 bound.
     - Top-ups change earlier estimates, which can undo an acceptance. When the recursion ends,
       every range is re-examined under the final estimates and split again where needed, until
       all are accepted.
@@ -178,8 +183,11 @@ def adastrat(
     estimates themselves, as in Algorithm 1: within about ``beta (1 + eps)`` of ``p``.
 
     With ``eta > 0`` the prefix is labelled by the same noisy oracle (Algorithm 1 assumes exact
-    labels there, footnote 3), so "exact" means the annotators' labels, and the Hoeffding step
-    covers queried ranks ``r >= s_K`` only (below, too few distinct items exist).
+    labels there, footnote 3). Its precision at ``l_tilde`` is then an estimate like the queried
+    ones: it gets the same yield range, the union bound runs over ``K + 1`` estimates (``s``
+    from Eq. 5 with ``K + 1``), and the guarantee needs ``l_tilde >= s`` and holds for ranks
+    beyond ``l_tilde``; on ranks ``1..l_tilde`` the three functions give the annotators'
+    precision, which is not a bound on ``p``.
 
     References
     ----------
@@ -222,13 +230,14 @@ def adastrat(
         queried.append(rank)
         strata.add(rank)
         _, s = adastrat_sample_size(
-            len(queried), delta=plan.delta, beta=plan.beta, p_min=plan.p_min, eta=plan.eta
-        )
+            len(queried) + (plan.eta > 0), delta=plan.delta, beta=plan.beta, p_min=plan.p_min,
+            eta=plan.eta,
+        )  # fmt: skip
         strata.top_up(s)
         return strata.yields()
 
     def accepted(low: int, high: int, points) -> bool:
-        return high <= low * limit or height(low, high, *points, plan.m, plan.r_tilde) <= limit
+        return high <= low * limit or height(low, high, *points, plan.m, plan.r_tilde, n) <= limit
 
     points = query(n)
     pending = [(l_tilde, n)]
@@ -248,6 +257,8 @@ def adastrat(
         ][::-1]
 
     ends, yields = points
+    extra = _extra(plan, ends, yields)
+    extra["crossing"] = _crossing(plan, ends, extra)
     return _build(
         method="adastrat",
         plan=plan,
@@ -264,8 +275,31 @@ def adastrat(
         strata=ends,
         queried=np.array(queried, dtype=np.int64),
         result_type=AdaStratResult,
-        extra=_extra(plan, ends, yields),
+        extra=extra,
     )
+
+
+def _crossing(plan, ends: np.ndarray, extra: dict) -> tuple[int, int] | None:
+    """First and last rank range where ``lower > upper``, with a warning; ``None`` if nowhere."""
+    gaps = (plan.m, plan.r_tilde, plan.n_items)
+    crossed = [
+        (int(a), int(b))
+        for a, b in zip(ends[:-1], ends[1:], strict=True)
+        if ratio_range(int(a) + 1, int(b), ends, extra["yield_low"], *gaps,
+                       upper_yields=extra["yield_high"])[0] < 1.0
+    ]  # fmt: skip
+    if not crossed:
+        return None
+    span = (crossed[0][0] + 1, crossed[-1][1])
+    warnings.warn(
+        f"AdaStrat's guaranteed envelope crosses (lower > upper) between ranks {span[0]} and "
+        f"{span[1]}: the list is not (r_tilde, m)-weakly monotone there (r_tilde={plan.r_tilde}, "
+        f"m={plan.m}), or an estimate missed its Eq. 5 bound (probability <= delta). The "
+        "bounds do not hold there; the estimate is still the envelope's geometric mean.",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+    return span
 
 
 def _extra(plan, ends: np.ndarray, yields: np.ndarray) -> dict:
@@ -274,7 +308,7 @@ def _extra(plan, ends: np.ndarray, yields: np.ndarray) -> dict:
     low = np.ceil(yields / plan.beta * (1 - 1e-12))
     high = y if plan.beta >= 2 else np.floor(yields / (2 - plan.beta) * (1 + 1e-12))
     low, high = np.clip(low, 0, y), np.clip(high, 0, y)
-    if ends.size:  # the prefix point is exact
+    if ends.size and plan.eta == 0:  # the prefix point is exact
         low[0] = high[0] = yields[0]
     return {
         "m": plan.m, "r_tilde": plan.r_tilde, "point_yields": yields, "yield_low": low,
@@ -307,6 +341,9 @@ class AdaStratResult(CurveResult):
     point_yields, yield_low, yield_high : numpy.ndarray
         At each corner: estimated positives among the top ``corner`` items, and the least and
         greatest integer yields the guarantee allows.
+    crossing : tuple of int or None
+        First and last rank of the ranges where ``lower > upper`` (evidence against weak
+        monotonicity, see :func:`adastrat`), or ``None``.
 
     References
     ----------
@@ -319,15 +356,20 @@ class AdaStratResult(CurveResult):
     point_yields: np.ndarray | None = None
     yield_low: np.ndarray | None = None
     yield_high: np.ndarray | None = None
+    crossing: tuple[int, int] | None = None
+
+    @property
+    def _gaps(self) -> tuple[int, int, int]:
+        return self.m, self.r_tilde, self.n_items
 
     def _envelope(self, ranks: ArrayLike, which: str) -> np.ndarray:
         def beyond(tail: np.ndarray) -> np.ndarray:
             if which == "estimate":
-                lb, ub = bounds(tail, self.corners, self.point_yields, self.m, self.r_tilde)
+                lb, ub = bounds(tail, self.corners, self.point_yields, *self._gaps)
                 return np.sqrt(lb * ub)
             if which == "lower":
-                return bounds(tail, self.corners, self.yield_low, self.m, self.r_tilde)[0]
-            return bounds(tail, self.corners, self.yield_high, self.m, self.r_tilde)[1]
+                return bounds(tail, self.corners, self.yield_low, *self._gaps)[0]
+            return bounds(tail, self.corners, self.yield_high, *self._gaps)[1]
 
         return self._evaluate_with(ranks, beyond)
 
@@ -360,7 +402,7 @@ class AdaStratResult(CurveResult):
         values = []
         for v in (starts, ends):
             col = v.astype(np.float64).reshape(-1, 1)
-            ub_a, ub_b, lb_a, lb_b = _lines(col, y, big_y, k, self.m, self.r_tilde)
+            ub_a, ub_b, lb_a, lb_b = _lines(col, y, big_y, k, *self._gaps)
             values.append(lb_a / col + lb_b if which == "lower" else ub_a / col + ub_b)
         if which == "lower":
             step = np.max(np.minimum(*values), axis=1, initial=0.0)

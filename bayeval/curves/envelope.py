@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["bounds", "height"]
+__all__ = ["bounds", "height", "ratio_range"]
 
 
 def _as_points(y, yields, m: int):
@@ -34,16 +34,19 @@ def _as_points(y, yields, m: int):
     return y, big_y, k
 
 
-def _lines(v, y, big_y, k, m: int, r_tilde: int):
+def _lines(v, y, big_y, k, m: int, r_tilde: int, n_items: float):
     """Coefficients ``(A, B)`` of the pieces ``A / v + B`` of ``ub`` and ``lb`` at ranks ``v``.
 
     ``v`` has shape ``(R, 1)``, the points shape ``(K,)``; results have shape ``(R, K)``. The
-    pieces of ``lb`` below ``y`` that use monotonicity between ``y - m`` and ``y`` apply only if
-    ``y - m >= r_tilde``; otherwise every item between ``v`` and ``y`` may be positive.
+    pieces that compare ``p(y)`` with ``p(y + m)`` (``ub`` above ``y``) apply only if
+    ``y + m <= n_items``, and those comparing ``p(y - m)`` with ``p(y)`` (``lb`` below ``y``)
+    only if ``y - m >= r_tilde``; otherwise every item between ``y`` and ``v`` may be positive.
     """
     p = big_y / y
-    ub_a = np.select([v <= y, v <= y + k, v <= y + m], [big_y, big_y - y, big_y + k], 0.0)
-    ub_b = np.select([v <= y, v <= y + k, v <= y + m], [0.0, 1.0, 0.0], p)
+    open_end = y + m > n_items
+    above = [v <= y, open_end | (v <= y + k), v <= y + m]
+    ub_a = np.select(above, [big_y, big_y - y, big_y + k], 0.0)
+    ub_b = np.select(above, [0.0, 1.0, 0.0], p)
     settled = y - m >= r_tilde
     below = [settled & (v < y - m), settled & (v < y - k), v < y]
     lb_a = np.select(below, [0.0, big_y - k, big_y - y], big_y)
@@ -51,7 +54,9 @@ def _lines(v, y, big_y, k, m: int, r_tilde: int):
     return ub_a, ub_b, lb_a, lb_b
 
 
-def bounds(ranks, y, yields, m: int, r_tilde: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def bounds(
+    ranks, y, yields, m: int, r_tilde: int = 0, n_items: float = np.inf
+) -> tuple[np.ndarray, np.ndarray]:
     """Evaluate the envelope ``(lb, ub)`` through the points ``(y_j, Y_j)`` at ``ranks``.
 
     Parameters
@@ -69,12 +74,15 @@ def bounds(ranks, y, yields, m: int, r_tilde: int = 0) -> tuple[np.ndarray, np.n
         but its lower bound below ``y`` compares ``p(y - m)`` with ``p(y)``, so it needs
         ``y - m >= r_tilde``; for points closer to ``r_tilde`` only the count bound (every
         item between ``v`` and ``y`` positive) is used there.
+    n_items : int, optional
+        Length of the list. Likewise the upper bound above ``y`` compares ``p(y)`` with
+        ``p(y + m)``, so points with ``y + m > n_items`` bound only by counting there.
 
     Returns
     -------
     lb, ub : numpy.ndarray
         With the shape of ``ranks``: ``max_j lb(v; y_j)`` (at least 0) and ``min_j ub(v; y_j)``
-        (at most 1), Eq. 3-4 of [1]_. Valid for ranks ``v >= r_tilde``.
+        (at most 1), Eq. 3-4 of [1]_. Valid for ranks ``r_tilde <= v <= n_items``.
 
     Examples
     --------
@@ -86,18 +94,17 @@ def bounds(ranks, y, yields, m: int, r_tilde: int = 0) -> tuple[np.ndarray, np.n
     v = np.asarray(ranks, dtype=np.float64)
     y, big_y, k = _as_points(y, yields, m)
     flat = v.reshape(-1, 1)
-    ub_a, ub_b, lb_a, lb_b = _lines(flat, y, big_y, k, m, r_tilde)
+    ub_a, ub_b, lb_a, lb_b = _lines(flat, y, big_y, k, m, r_tilde, n_items)
     ub = np.minimum(1.0, np.min(ub_a / flat + ub_b, axis=1, initial=1.0))
     lb = np.maximum(0.0, np.max(lb_a / flat + lb_b, axis=1, initial=0.0))
     return lb.reshape(v.shape), ub.reshape(v.shape)
 
 
 def _ratio(lb: np.ndarray, ub: np.ndarray) -> np.ndarray:
-    """``max(ub / lb, lb / ub)``: 1 where both are 0, infinite where only one is."""
-    hi, lo = np.maximum(ub, lb), np.minimum(ub, lb)
+    """``ub / lb``: 1 where both are 0, infinite where only ``lb`` is, 0 where only ``ub`` is."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = hi / lo
-    return np.where(hi <= 0.0, 1.0, np.where(lo <= 0.0, np.inf, out))
+        out = ub / lb
+    return np.where(lb <= 0.0, np.where(ub <= 0.0, 1.0, np.inf), out)
 
 
 def _crossings(lines: list[tuple[float, float]], a: int, b: int) -> list[float]:
@@ -133,23 +140,40 @@ def _reduced(a_coef, b_coef, smallest: bool) -> list[tuple[float, float]]:
     return out
 
 
-def height(low: int, high: int, y, yields, m: int, r_tilde: int = 0) -> float:
-    """Largest ``max(ub / lb, lb / ub)`` of the envelope over the integer ranks ``low..high``.
+def _breaks(y, k, m):
+    """First ranks of the pieces of Definition 2 for points ``y`` (``k = floor(m p(y))``)."""
+    return np.concatenate([y + 1, y + k + 1, y + m + 1, y - m, y - k, y])
+
+
+def ratio_range(
+    low: int,
+    high: int,
+    y,
+    yields,
+    m: int,
+    r_tilde: int = 0,
+    n_items: float = np.inf,
+    upper_yields=None,
+) -> tuple[float, float]:
+    """Smallest and largest ``ub / lb`` of the envelope over the integer ranks ``low..high``.
 
     Parameters
     ----------
     low, high : int
         The range of ranks, ``low <= high``.
-    y, yields, m, r_tilde
-        The observed points, the monotonicity gap and its start, as in :func:`bounds`.
+    y, yields, m, r_tilde, n_items
+        The observed points, the monotonicity gap, its start and the list's length, as in
+        :func:`bounds`.
+    upper_yields : array_like of float, optional
+        Yields for ``ub`` when they differ from those for ``lb`` (``yields``), as for an
+        envelope through confidence limits.
 
     Returns
     -------
-    float
-        The height of the envelope on the range (Section 3 of [1]_): at least 1, ``inf`` where
-        the lower bound is 0 but the upper is not. Where estimated points make the envelope cross
-        (``lb > ub``) the crossing counts as height ``lb / ub``, so a range whose observations
-        disagree by more than the stopping factor is never accepted.
+    (float, float)
+        ``min`` and ``max`` over the range of ``ub / lb`` (1 where both are 0, ``inf`` where
+        only ``lb`` is, 0 where only ``ub`` is). A minimum below 1 means the envelope crosses
+        (``lb > ub``) somewhere in the range.
 
     Notes
     -----
@@ -157,20 +181,23 @@ def height(low: int, high: int, y, yields, m: int, r_tilde: int = 0) -> float:
     blocks on which every point contributes one curve ``A / v + B``. In ``u = 1 / v`` these are
     lines, the upper bound is the minimum of three lines (one per kind, see ``_reduced``) and the
     lower bound the maximum of three, so between consecutive crossings of same-side lines the
-    ratio is a ratio of two linear functions of ``u``, monotone. The maximum over integers is
-    therefore at a block end or next to a crossing; these few ranks are evaluated exactly.
+    ratio is a ratio of two linear functions of ``u``, monotone. Its extremes over integers are
+    therefore at block ends or next to crossings; these few ranks are evaluated exactly.
 
     Examples
     --------
-    >>> from bayeval.curves.envelope import height
-    >>> height(100, 200, y=[100, 200], yields=[60, 110], m=10)   # at rank 106
-    1.1
+    >>> from bayeval.curves.envelope import ratio_range
+    >>> ratio_range(100, 200, y=[100, 200], yields=[60, 110], m=10)   # max at rank 106
+    (1.0, 1.1)
     """
-    y_arr, big_y, k = _as_points(y, yields, m)
-    starts = np.concatenate([y_arr + 1, y_arr + k + 1, y_arr + m + 1, y_arr - m, y_arr - k, y_arr])
+    y_lb, big_lb, k_lb = _as_points(y, yields, m)
+    y_ub, big_ub, k_ub = _as_points(y, yields if upper_yields is None else upper_yields, m)
+    starts = np.concatenate([_breaks(y_lb, k_lb, m), _breaks(y_ub, k_ub, m)])
     starts = np.unique(np.concatenate([[low], starts[(starts > low) & (starts <= high)]]))
     ends = np.append(starts[1:] - 1, high)
-    a_ub, b_ub, a_lb, b_lb = _lines(starts.reshape(-1, 1), y_arr, big_y, k, m, r_tilde)
+    at = starts.reshape(-1, 1)
+    a_ub, b_ub, _, _ = _lines(at, y_ub, big_ub, k_ub, m, r_tilde, n_items)
+    _, _, a_lb, b_lb = _lines(at, y_lb, big_lb, k_lb, m, r_tilde, n_items)
     candidates = [starts, ends]
     for i, (a, b) in enumerate(zip(starts, ends, strict=True)):
         if b - a < 2:
@@ -178,5 +205,25 @@ def height(low: int, high: int, y, yields, m: int, r_tilde: int = 0) -> float:
         candidates.append(_crossings(_reduced(a_ub[i], b_ub[i], smallest=True), a, b))
         candidates.append(_crossings(_reduced(a_lb[i], b_lb[i], smallest=False), a, b))
     ranks = np.unique(np.concatenate([np.asarray(c, dtype=np.float64) for c in candidates]))
-    lb, ub = bounds(ranks, y_arr, big_y, m, r_tilde)
-    return float(np.max(_ratio(lb, ub)))
+    lb = bounds(ranks, y_lb, big_lb, m, r_tilde, n_items)[0]
+    ub = bounds(ranks, y_ub, big_ub, m, r_tilde, n_items)[1]
+    ratio = _ratio(lb, ub)
+    return float(ratio.min()), float(ratio.max())
+
+
+def height(
+    low: int, high: int, y, yields, m: int, r_tilde: int = 0, n_items: float = np.inf
+) -> float:
+    """Height of the envelope on the ranks ``low..high``: the largest ``ub / lb``.
+
+    Section 3 of [1]_; see :func:`ratio_range` for the parameters and the exact computation.
+    Ranks where estimated points make the envelope cross (``lb > ub``) have ratios below 1 and
+    do not raise the height, as in Algorithm 1: splitting a range cannot resolve a crossing.
+
+    Examples
+    --------
+    >>> from bayeval.curves.envelope import height
+    >>> height(100, 200, y=[100, 200], yields=[60, 110], m=10)
+    1.1
+    """
+    return ratio_range(low, high, y, yields, m, r_tilde, n_items)[1]

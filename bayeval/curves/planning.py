@@ -846,7 +846,8 @@ class AdaStratPlan(CurvePlan):
     max_queries : int
         Theorem 4's bound ``floor(log_{1+eps}(N / l_tilde))`` on the calls to QUERY (at least 1).
     s_max : int
-        Eq. 5's sample size with ``K = max_queries``, the largest any run uses.
+        Eq. 5's sample size with ``K = max_queries`` (``max_queries + 1`` if ``eta > 0``: the
+        noisy prefix is estimated too), the largest any run uses.
 
     References
     ----------
@@ -985,7 +986,9 @@ def plan_adastrat(
         )  # fmt: skip
     log_span = math.log(n / l_tilde)
     max_queries = max(1, math.floor(log_span / math.log1p(eps)))
-    s_real, s_max = adastrat_sample_size(max_queries, delta=d, beta=b, p_min=p, eta=noise)
+    # with noisy labels the prefix's precision is one more estimate for the union bound
+    estimates = max_queries + (noise > 0)
+    s_real, s_max = adastrat_sample_size(estimates, delta=d, beta=b, p_min=p, eta=noise)
     bound = l_tilde + math.ceil(s_max * log_span) + max_queries
     return AdaStratPlan(
         n_items=n,

@@ -131,6 +131,11 @@ def posterior_band(
     """
     import xarray as xr
 
+    if result.exact_len >= result.n_items:
+        raise ValueError(
+            "the list was annotated in full (a census): its precision is known exactly, with "
+            "no posterior uncertainty; use result.estimate(ranks)."
+        )
     if result.strata is None:
         raise ValueError(
             f"method {result.method!r} annotates fixed ranks, not random samples of strata, so "
