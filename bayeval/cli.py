@@ -12,6 +12,7 @@ Examples
 from __future__ import annotations
 
 import json
+import warnings
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -220,6 +221,10 @@ _CURVE_METHODS: dict[str, tuple[str, tuple[str, ...]]] = {
 #: Methods whose queried ranks depend on the labels: their plan gives only worst-case costs.
 _ADAPTIVE_METHODS = frozenset({"adastrat"})
 
+#: Start of the RuntimeWarning :func:`bayeval.curves.adastrat` emits when its guaranteed envelope
+#: crosses; ``bayeval curve`` shows ``result.crossing`` as a note instead.
+_CROSSING_WARNING = "AdaStrat's guaranteed envelope crosses"
+
 #: The command-line options behind each keyword argument (for the help text).
 _CURVE_OPTION_NAMES = {
     "alpha": "--epsilon and --beta (alpha = beta (1 + epsilon) - 1)",
@@ -423,7 +428,11 @@ def curve(
         n = int(score_values.size)
         ranked = label_values[np.argsort(-score_values, kind="stable")].astype(bool)
         kwargs = _curve_kwargs(name, n, options)
-        result = getattr(curves, _CURVE_METHODS[name][0])(LabelOracle(ranked), n, **kwargs)
+        with warnings.catch_warnings():
+            # AdaStrat warns when its guaranteed envelope crosses; the command reports
+            # ``result.crossing`` as a note instead (see _crossing_note)
+            warnings.filterwarnings("ignore", _CROSSING_WARNING, RuntimeWarning)
+            result = getattr(curves, _CURVE_METHODS[name][0])(LabelOracle(ranked), n, **kwargs)
     except ValueError as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(code=2) from None
@@ -469,9 +478,29 @@ def curve(
         if adaptive:  # the ranks the labels led to, and the assumption they rest on
             out["queried_ranks"] = sorted(int(r) for r in result.queried)
             out["m"], out["r_tilde"] = int(result.m), int(result.r_tilde)
+            crossing = getattr(result, "crossing", None)
+            out["crossing"] = None if crossing is None else [int(r) for r in crossing]
         typer.echo(json.dumps(out, indent=2))
+        note = _crossing_note(result)
+        if note:  # stdout stays valid JSON
+            typer.echo(f"note: {note}", err=True)
         return
     _print_curve_table(result, rows, plot)
+
+
+def _crossing_note(result) -> str | None:
+    """Explain ``result.crossing`` (AdaStrat's guaranteed envelope crosses), or ``None``."""
+    crossing = getattr(result, "crossing", None)
+    if crossing is None:
+        return None
+    first, last = crossing
+    return (
+        "the guaranteed envelope crosses (lower > upper) somewhere in ranks "
+        f"{first:,} to {last:,}: the list is not weakly monotone there "
+        f"(m = {result.m:,}, r_tilde = {result.r_tilde:,}), "
+        "or an estimate missed its bound (probability <= delta). lower and upper are not bounds "
+        "there; the estimate is the envelope's geometric mean."
+    )
 
 
 def _planned(result) -> tuple[int, int]:
@@ -555,6 +584,9 @@ def _print_curve_table(result, rows, plot: Path | None) -> None:
                 "assumes p >= p_min there.",
                 style="yellow",
             )
+    note = _crossing_note(result)
+    if note:
+        console.print(f"note: {note}", style="yellow")
     console.print(f"guarantee: {result.guarantee}", style="dim")
     if plot is not None:
         console.print(f"plot saved to {plot}")

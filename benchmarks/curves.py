@@ -15,6 +15,9 @@ and their neighbours ``r - 1, r, r + 1``). It reports the largest relative error
 precision of the generated list (counted exactly, label by label) and against its expected
 precision (``ScaledList.true_precision``). The same pass measures how far each list is from
 AdaStrat's (and LogStrat's) assumption, Definition 1's ``(r_tilde, m)``-weak monotonicity.
+When AdaStrat's guaranteed envelope crosses (``lower > upper``, evidence against that
+assumption), ``adastrat`` issues a ``RuntimeWarning``; the script catches it and records
+``result.crossing`` (first and last rank of the crossing ranges) and the message.
 
 At ``N = 2 * 10**9`` the four planners are timed, and PAULA, LogStrat and AdaStrat run against
 a synthetic oracle whose labels are a cheap deterministic function of the position, so that
@@ -29,7 +32,7 @@ PPDB-36K's curve, staying above ``p_min = 0.5``.
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/curves.py              # the recorded run, about 1.5-2 min
+    .venv/bin/python benchmarks/curves.py              # the recorded run, about 1-2 min
     .venv/bin/python benchmarks/curves.py --quick      # smoke test, factors 1 and 10, ~6 s
     .venv/bin/python benchmarks/curves.py --show benchmarks/results/curves.json
 
@@ -48,6 +51,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -149,6 +153,25 @@ def plan_method(method: str, n: int):
     return curves.plan_paula(n, epsilon=EPSILON, window=WINDOW)
 
 
+def run_quiet(method: str, oracle, n: int) -> tuple[object, list[str]]:
+    """Run ``method``, collecting AdaStrat's warning that its guaranteed envelope crosses.
+
+    ``adastrat`` warns (``RuntimeWarning``, "... crosses ...") when ``lower > upper`` somewhere,
+    and records the ranks in ``result.crossing``; the benchmark records both instead of
+    printing the warning at every timed run. Any other warning is re-issued.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = run_method(method, oracle, n)
+    messages = []
+    for w in caught:
+        if issubclass(w.category, RuntimeWarning) and "crosses" in str(w.message):
+            messages.append(str(w.message))
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return result, messages
+
+
 # -- timed oracles ----------------------------------------------------------------------------
 class Clock:
     """Accumulates the wall time spent inside the wrapped callables."""
@@ -183,25 +206,26 @@ def timed_oracle(label_fn: Callable, n: int) -> tuple[CallableOracle, Clock, Clo
 
 def measure(method: str, label_fn: Callable, n: int, repeats: int) -> tuple[dict, object]:
     """Time ``repeats`` fresh runs, then trace one more run's peak memory."""
-    totals, oracles, lookups = [], [], []
+    totals, oracles, lookups, caught = [], [], [], []
     result = None
     for _ in range(repeats):
         result = None
         gc.collect()
         oracle, oracle_clock, lookup_clock = timed_oracle(label_fn, n)
         start = time.perf_counter()
-        result = run_method(method, oracle, n)
+        result, messages = run_quiet(method, oracle, n)
         totals.append(time.perf_counter() - start)
         oracles.append(oracle_clock.seconds)
         lookups.append(lookup_clock.seconds)
         calls = oracle_clock.calls
+        caught += [m for m in messages if m not in caught]
         del oracle
     algorithm = [t - o for t, o in zip(totals, oracles, strict=True)]
     gc.collect()
     tracemalloc.start()
     try:
         oracle, _, _ = timed_oracle(label_fn, n)
-        traced = run_method(method, oracle, n)
+        traced, _ = run_quiet(method, oracle, n)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -228,6 +252,10 @@ def measure(method: str, label_fn: Callable, n: int, repeats: int) -> tuple[dict
     }
     if method == "adastrat":  # the adaptive queries, in query order
         row["queried"] = result.queried.tolist()
+        # first and last rank of the ranges where the guaranteed envelope crosses, or None;
+        # the RuntimeWarning that adastrat issued then (the same in every run)
+        row["crossing"] = list(result.crossing) if result.crossing is not None else None
+        row["crossing_warnings"] = caught
     return row, result
 
 
@@ -447,7 +475,7 @@ def scaling(factors: tuple[int, ...], repeats: int) -> tuple[dict, list[dict]]:
                 f"{row['seconds']:7.3f} s (oracle {row['oracle_seconds']:.3f}) "
                 f"{row['peak_bytes'] / 2**20:7.1f} MiB  "
                 f"err {row['all_ranks']['max_rel_error']:.4f} "
-                f"viol {row['all_ranks']['violations']}",
+                f"viol {row['all_ranks']['violations']}{_flag_note(row)}",
                 file=sys.stderr,
             )
         del results
@@ -521,7 +549,8 @@ def huge(repeats: int, planner_repeats: int) -> dict:
         print(
             f"  N={HUGE_N:,} {method:9s} q={row['queries']} ann={row['annotations']:,} "
             f"{row['seconds']:.3f} s "
-            f"(algorithm {row['algorithm_seconds']:.3f}) {row['peak_bytes'] / 2**20:.1f} MiB",
+            f"(algorithm {row['algorithm_seconds']:.3f}) {row['peak_bytes'] / 2**20:.1f} MiB"
+            f"{_flag_note(row)}",
             file=sys.stderr,
         )
         del result
@@ -598,7 +627,7 @@ def format_report(report: dict) -> str:
         f"{m['date']}  {m['platform']}  {m['cpu_model']} x{m['cpu_count']}  "
         f"Python {m['python']}  numpy {m['numpy']}  load {m['loadavg_start'][0]:.2f} -> "
         f"{m['loadavg_end'][0]:.2f}  repeats {report['config']['repeats']}  "
-        f"total {report['config']['total_seconds']:.0f} s"
+        f"total {report['config']['total_seconds']:.0f} s  commit {m.get('git_commit')}"
     ]
     if report.get("worktree"):
         out.append(f"uncommitted changes in bayeval/: {', '.join(report['worktree'])}")
@@ -732,7 +761,9 @@ def format_report(report: dict) -> str:
         "1..N: max |estimate - p| / p and ranks where lower <= p <= upper fails; last two "
         f"columns: max |estimate - E p| / E p against the expected precision (true_precision) "
         f"at the checked ranks >= {EXPECTED_FROM:,} beyond the exact prefix, and how far the "
-        "list itself is from E p there\n"
+        "list itself is from E p there; 'flagged': AdaStrat's result.crossing, the first and "
+        "last rank of the ranges where its guaranteed envelope crosses (adastrat's "
+        "RuntimeWarning, caught)\n"
     )
     table = []
     for n in ns:
@@ -750,6 +781,7 @@ def format_report(report: dict) -> str:
                     f"{every['max_rel_error']:.4f} @ {every['max_rel_error_rank']:,}",
                     viol,
                     _crossings(every),
+                    _flagged(r),
                     f"{exp['max_rel_error']:.4f}",
                     f"{r['list_noise_vs_expected']:.4f}",
                 ]
@@ -763,6 +795,7 @@ def format_report(report: dict) -> str:
                 "max rel. error @ rank",
                 "violations",
                 "lower > upper",
+                "flagged",
                 "max rel. error vs E p",
                 "list vs E p",
             ],
@@ -801,6 +834,7 @@ def format_report(report: dict) -> str:
                 f"{acc['violations']}/{acc['ranks']}"
                 + (f" (worst {acc['worst_violation']:.1e})" if acc["violations"] else "")
                 + (f"; lower > upper at {acc['crossings']}" if acc.get("crossings") else ""),
+                _flagged(r),
             ]
         )
     out.append(
@@ -815,6 +849,7 @@ def format_report(report: dict) -> str:
                 "peak MiB",
                 "max rel. error",
                 "violations",
+                "flagged",
             ],
             table,
         )
@@ -837,6 +872,19 @@ def _crossings(stats: dict) -> str:
         return "0"
     first, last, worst = stats["crossing_first"], stats["crossing_last"], stats["worst_crossing"]
     return f"{count:,} ({first:,}..{last:,}, x{worst:.3f})"
+
+
+def _flagged(row: dict) -> str:
+    """AdaStrat's ``result.crossing`` as ``first..last``; ``-`` for the other methods."""
+    if row["method"] != "adastrat" or "crossing" not in row:
+        return "-"
+    span = row["crossing"]
+    return "none" if span is None else f"{span[0]:,}..{span[1]:,}"
+
+
+def _flag_note(row: dict) -> str:
+    span = row.get("crossing")
+    return "" if span is None else f"  crossing {span[0]:,}..{span[1]:,} (RuntimeWarning caught)"
 
 
 def _saving(by: dict, n: int) -> float:

@@ -365,3 +365,46 @@ def test_help_describes_adastrat_and_its_options():
     assert "label-noise rate" in text and "monotonicity gap" in text
     used = "adastrat: --epsilon, --m, --r-tilde, --delta, --p-min, --beta, --eta, --seed"
     assert used in _CURVE_METHOD_HELP
+
+
+def _inverted(tmp_path):
+    """A list whose top 3,400 items are negative and all others positive: p rises from 0 to 0.83,
+    so AdaStrat's guaranteed envelope crosses (lower > upper) beyond the exact prefix."""
+    return _write(
+        tmp_path,
+        "\n".join(str(N - i) for i in range(N)),
+        "0\n" * 3400 + "1\n" * (N - 3400),
+    )[0]
+
+
+def test_adastrat_crossing_is_a_note_not_a_warning(tmp_path):
+    args = _inverted(tmp_path)
+    with pytest.warns(RuntimeWarning, match="crosses"):
+        res = curves.adastrat(LabelOracle(np.arange(N) >= 3400), N, rng=0)
+    assert res.crossing == (3401, N)
+    # pytest turns warnings into errors: the command must handle this one itself
+    result = runner.invoke(app, ["curve", *args, "--method", "adastrat"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == "" and "Warning" not in result.stdout
+    out = " ".join(result.stdout.split())
+    assert (
+        "note: the guaranteed envelope crosses (lower > upper) somewhere in ranks 3,401 to "
+        "20,000: the list is not weakly monotone there (m = 103, r_tilde = 3,400)"
+    ) in out
+    assert "lower and upper are not bounds there" in out
+    assert out.index("note: the guaranteed envelope crosses") < out.index("guarantee: ")
+    result = runner.invoke(app, ["curve", *args, "--method", "adastrat", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["crossing"] == [3401, N]
+    assert result.stderr.startswith("note: the guaranteed envelope crosses (lower > upper)")
+    assert "Warning" not in result.stderr
+
+
+def test_adastrat_without_crossing_has_no_note(files):
+    table = runner.invoke(app, ["curve", *files, "--method", "adastrat"])
+    assert table.exit_code == 0, table.output
+    assert "crosses" not in table.stdout and table.stderr == ""
+    result = runner.invoke(app, ["curve", *files, "--method", "adastrat", "--json"])
+    assert json.loads(result.stdout)["crossing"] is None and result.stderr == ""
+    paula = json.loads(runner.invoke(app, ["curve", *files, "--json"]).stdout)
+    assert "crossing" not in paula  # only adaptive methods report it

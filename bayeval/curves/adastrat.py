@@ -292,7 +292,7 @@ def _crossing(plan, ends: np.ndarray, extra: dict) -> tuple[int, int] | None:
         return None
     span = (crossed[0][0] + 1, crossed[-1][1])
     warnings.warn(
-        f"AdaStrat's guaranteed envelope crosses (lower > upper) between ranks {span[0]} and "
+        f"AdaStrat's guaranteed envelope crosses (lower > upper) somewhere in ranks {span[0]} to "
         f"{span[1]}: the list is not (r_tilde, m)-weakly monotone there (r_tilde={plan.r_tilde}, "
         f"m={plan.m}), or an estimate missed its Eq. 5 bound (probability <= delta). The "
         "bounds do not hold there; the estimate is still the envelope's geometric mean.",

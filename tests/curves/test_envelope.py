@@ -91,21 +91,27 @@ def test_bounds_grow_with_integer_yield():
             previous = current
 
 
-def test_height_is_the_brute_force_maximum():
+def test_ratio_range_and_height_are_the_brute_force_extremes():
     gen = np.random.default_rng(7)
-    for _ in range(1500):
+    for case in range(2000):
         k = int(gen.integers(1, 6))
         m = int(gen.integers(1, 30))
         y = np.sort(gen.choice(np.arange(200, 2000), k, replace=False))
         big_y = gen.uniform(0, 1, k) * y
-        if gen.random() < 0.5:
+        if case % 2:
             big_y = np.round(big_y)
+        # every third case: a separate upper envelope, as for confidence limits
+        upper_y = np.minimum(y, big_y + gen.uniform(-0.1, 0.3, k) * y) if case % 3 == 0 else big_y
         low = int(gen.integers(150, 1500))
         high = low + int(gen.integers(0, 800))
         r_tilde, n = int(gen.integers(0, 200)), int(gen.choice([2000, 10**9]))
         ranks = np.arange(low, high + 1)
-        brute = _ratio(*bounds(ranks, y, big_y, m, r_tilde, n)).max()
-        assert height(low, high, y, big_y, m, r_tilde, n) == pytest.approx(brute, rel=1e-12)
+        ratio = _ratio(bounds(ranks, y, big_y, m, r_tilde, n)[0],
+                       bounds(ranks, y, upper_y, m, r_tilde, n)[1])  # fmt: skip
+        got = ratio_range(low, high, y, big_y, m, r_tilde, n, upper_yields=upper_y)
+        np.testing.assert_allclose(got, (ratio.min(), ratio.max()), rtol=1e-12)
+        if case % 3:
+            assert height(low, high, y, big_y, m, r_tilde, n) == got[1]
 
 
 def test_crossing_envelope_has_ratios_below_one_and_no_height_from_them():
@@ -118,22 +124,6 @@ def test_crossing_envelope_has_ratios_below_one_and_no_height_from_them():
     assert height(1000, 2000, [1000, 2000], [0, 10], 10) == 0.0  # ub = 0 < lb: all crossing
     # near the end of the list, nothing stops the items after y from being positive: lb = 0
     assert height(1000, 1005, [1000], [0], 10, n_items=1005) == math.inf
-
-
-def test_ratio_range_with_separate_upper_yields_is_the_brute_force_range():
-    gen = np.random.default_rng(11)
-    for _ in range(500):
-        k = int(gen.integers(1, 5))
-        m = int(gen.integers(1, 30))
-        y = np.sort(gen.choice(np.arange(200, 2000), k, replace=False))
-        low_y = np.round(gen.uniform(0, 1, k) * y)
-        high_y = np.minimum(y, low_y + np.round(gen.uniform(-0.1, 0.3, k) * y))
-        low, high = int(gen.integers(150, 1500)), 0
-        high = low + int(gen.integers(0, 800))
-        ranks = np.arange(low, high + 1)
-        ratio = _ratio(bounds(ranks, y, low_y, m)[0], bounds(ranks, y, high_y, m)[1])
-        got = ratio_range(low, high, y, low_y, m, upper_yields=high_y)
-        np.testing.assert_allclose(got, (ratio.min(), ratio.max()), rtol=1e-12)
 
 
 @pytest.mark.parametrize("lemma", [1, 2])
