@@ -17,7 +17,7 @@ from bayeval.sample import StratifiedSample
 
 __version__ = "0.1.0"
 
-_LAZY_SUBMODULES = ("curves", "datasets", "demo", "models", "plots")
+_LAZY_SUBMODULES = ("curves", "datasets", "demo", "models", "plots", "simulate")
 
 
 def __getattr__(name: str):
@@ -42,8 +42,10 @@ __all__ = [
     "oracles",
     "precision_interval",
     "recall_interval",
-    # precision curves of ranked lists (planners so far)
+    # precision curves of ranked lists
     "curves",
     # models for engine="pymc"
     "models",
+    # simulation studies of interval methods
+    "simulate",
 ]
