@@ -3,10 +3,14 @@
 - :class:`Scenario` and :func:`preset` (``"neutral"``, ``"legal"``, ``"small"``; Webber
   Tables 4.1.1-4.1.3): distributions over populations, retrievals and sample sizes, as data;
   :meth:`Scenario.realizations` draws populations.
+- :func:`coverage_study`: coverage, balance and width of recall intervals over a scenario's
+  populations (Webber §4.2, Tables 4.2.5-4.2.6, Figs. 9-13), optionally on a dask cluster.
 - :func:`binomial_coverage`: coverage curves of the binomial proportion intervals (Webber
   Figs. 4-7).
 """
 
+from bayeval.simulate.binomial import binomial_coverage, plot_binomial_coverage
+from bayeval.simulate.coverage import METHODS, CoverageStudy, coverage_study
 from bayeval.simulate.scenarios import (
     PRESET_NOTES,
     Doubling,
@@ -21,7 +25,9 @@ from bayeval.simulate.scenarios import (
 )
 
 __all__ = [
+    "METHODS",
     "PRESET_NOTES",
+    "CoverageStudy",
     "Doubling",
     "Fraction",
     "LogUniform",
@@ -30,5 +36,8 @@ __all__ = [
     "Scenario",
     "Uniform",
     "UniformCapped",
+    "binomial_coverage",
+    "coverage_study",
+    "plot_binomial_coverage",
     "preset",
 ]
