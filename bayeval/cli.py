@@ -7,6 +7,7 @@ Examples
 ``bayeval interval recall --retrieved 2000,100,50 --unretrieved 100000,100,3 --json``
 ``bayeval curve --scores scores.txt --labels labels.txt --method paula --plot curve.png``
 ``bayeval curve --scores scores.txt --labels labels.txt --method adastrat --epsilon 0.03 --json``
+``bayeval coverage --scenario legal --realizations 1000 --resamples 1000 --workers 2``
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from bayeval.cli_coverage import coverage as _coverage_command
 
 app = typer.Typer(
     help="Label-efficient, Bayesian evaluation: intervals from few labels.",
@@ -590,3 +593,6 @@ def _print_curve_table(result, rows, plot: Path | None) -> None:
     console.print(f"guarantee: {result.guarantee}", style="dim")
     if plot is not None:
         console.print(f"plot saved to {plot}")
+
+
+app.command(name="coverage")(_coverage_command)

@@ -350,10 +350,13 @@ class CoverageStudy:
         for k, (offset, label) in enumerate(((-0.18, "lower gap"), (0.18, "upper gap"))):
             axes[1].boxplot(
                 self.stats[:, :, 1 + k], positions=positions + offset, widths=0.3,
-                orientation="horizontal", tick_labels=names if k else None,
-                boxprops={"color": f"C{k}"}, medianprops={"color": f"C{k}"},
+                orientation="horizontal", boxprops={"color": f"C{k}"},
+                medianprops={"color": f"C{k}"}, flierprops={"markeredgecolor": f"C{k}"},
             )  # fmt: skip
             axes[1].plot([], [], color=f"C{k}", label=label)
+        axes[1].set_yticks(positions, names)
+        for ax in axes[:2]:
+            ax.invert_yaxis()  # the first method on top, as in the table
         axes[1].axvline((1 - self.prob) / 2, color="0.5", linestyle="--", linewidth=1)
         axes[1].set_xlabel("share of samples missing on each side")
         axes[1].legend(loc="lower right")
