@@ -11,11 +11,13 @@ from bayeval.intervals.api import (
     recall_interval,
 )
 from bayeval.intervals.design import (
+    Allocation,
     EstimatorDistribution,
     WidthEstimate,
     expected_interval_width,
     expected_width_grid,
     recall_estimator_distribution,
+    recommend_allocation,
 )
 from bayeval.intervals.result import Interval, IntervalResult
 
@@ -32,10 +34,12 @@ __all__ = [
     "f1_interval",
     "precision_interval",
     "recall_interval",
-    # design: the estimator's sampling distribution, expected widths
+    # design: the estimator's sampling distribution, expected widths, allocation
+    "Allocation",
     "EstimatorDistribution",
     "WidthEstimate",
     "expected_interval_width",
     "expected_width_grid",
     "recall_estimator_distribution",
+    "recommend_allocation",
 ]

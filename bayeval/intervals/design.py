@@ -16,11 +16,13 @@ from bayeval._validation import check_choice, check_count_array, check_prob, che
 from bayeval.sample import StratifiedSample
 
 __all__ = [
+    "Allocation",
     "EstimatorDistribution",
     "WidthEstimate",
     "expected_interval_width",
     "expected_width_grid",
     "recall_estimator_distribution",
+    "recommend_allocation",
 ]
 
 
@@ -344,3 +346,151 @@ def expected_width_grid(
         coords=coords,
         attrs={"method": method, "measure": measure, "prob": prob, "outcomes": outcomes},
     )
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """A recommended sample design: the smallest total meeting a target width, and its split.
+
+    Attributes
+    ----------
+    sample_size : int
+        Total labels.
+    retrieved_share : float
+        Share of them from the retrieved segment (``n1 / sample_size``).
+    n1, n0 : int
+        Labels from the retrieved and unretrieved segments.
+    width : WidthEstimate
+        Expected width of the interval at this design.
+    target_width : float
+    evaluated : pandas.DataFrame
+        Every design tried: ``sample_size``, ``retrieved_share``, ``mean_width``, ``se``.
+    """
+
+    sample_size: int
+    retrieved_share: float
+    n1: int
+    n0: int
+    width: WidthEstimate
+    target_width: float
+    evaluated: object
+
+
+def recommend_allocation(
+    *,
+    population: int,
+    retrieved: int,
+    recall: float,
+    target_width: float,
+    precision: float | None = None,
+    prevalence: float | None = None,
+    method: str = "beta-binomial-half",
+    prob: float = 0.95,
+    min_sample_size: int = 100,
+    max_sample_size: int | None = None,
+    outcomes: int = 60,
+    rng: int = 0,
+) -> Allocation:
+    """Recommend the smallest sample, and its split between segments, for a target width.
+
+    Webber (2013) §4.3 (Figs. 14-15): the expected width of a recall interval depends on the
+    total sample and on how it is split between the retrieved and unretrieved segments. For each
+    candidate total, the best split is found by golden-section search over the retrieved share
+    (the expected width is close to unimodal in it); the total is found by doubling, then
+    bisection, until the best split's expected width is at most ``target_width``.
+
+    Parameters
+    ----------
+    population, retrieved, recall, precision, prevalence, method, prob
+        The anticipated population and the interval, as in :func:`expected_interval_width`.
+    target_width : float
+        Largest acceptable expected width, in (0, 1).
+    min_sample_size : int, default 100
+        Smallest total to consider. Tiny samples often see no positive in a segment, and then
+        some intervals (the normal ones) collapse to zero width: an expected width below the
+        target there is an artefact, not a design.
+    max_sample_size : int, optional
+        Largest total to consider; default the population size.
+    outcomes : int, default 60
+        Simulated sample outcomes per design. Every design uses the same seed (common random
+        numbers), so comparisons between designs are smoother than their Monte Carlo error.
+    rng : int, default 0
+        Seed of the simulated outcomes.
+
+    Returns
+    -------
+    Allocation
+
+    Examples
+    --------
+    Webber's Figure 15 setting with a normal interval (fast), aiming at +-0.05:
+
+    >>> from bayeval.intervals import recommend_allocation
+    >>> plan = recommend_allocation(population=5_000_000, retrieved=500_000, recall=0.5,
+    ...                             precision=0.5, target_width=0.1, method="normal-mle")
+    >>> plan.sample_size < 3000, 0.1 < plan.retrieved_share < 0.5, plan.width.mean <= 0.1
+    (True, True, True)
+    """
+    N1, N0, _, _ = _population_yields(population, retrieved, recall, precision, prevalence)
+    target = check_prob(target_width, "target_width")
+    largest = N1 + N0 if max_sample_size is None else _count(max_sample_size, "max_sample_size")
+    smallest = min(max(2, _count(min_sample_size, "min_sample_size")), largest)
+    if isinstance(rng, bool) or not isinstance(rng, int | np.integer):
+        raise ValueError(f"`rng` must be an int seed (designs share it); got {rng!r}.")
+    tried: dict[tuple[int, float], WidthEstimate] = {}
+
+    def width(size: int, share: float) -> float:
+        n1 = min(max(1, round(share * size)), N1, size - 1)
+        key = (size, n1 / size)
+        if key not in tried:
+            tried[key] = expected_interval_width(
+                population=population, retrieved=retrieved, recall=recall, precision=precision,
+                prevalence=prevalence, sample_size=size, retrieved_share=n1 / size,
+                method=method, prob=prob, outcomes=outcomes, rng=int(rng),
+            )  # fmt: skip
+        return tried[key].mean
+
+    def best_share(size: int) -> tuple[float, float]:
+        low, high = max(1 / size, 1 - N0 / size), min(1 - 1 / size, N1 / size)
+        ratio = (5**0.5 - 1) / 2
+        a, b = high - ratio * (high - low), low + ratio * (high - low)
+        wa, wb = width(size, a), width(size, b)
+        for _ in range(8):
+            if wa <= wb:
+                high, b, wb = b, a, wa
+                a = high - ratio * (high - low)
+                wa = width(size, a)
+            else:
+                low, a, wa = a, b, wb
+                b = low + ratio * (high - low)
+                wb = width(size, b)
+        return (a, wa) if wa <= wb else (b, wb)
+
+    size = smallest
+    while best_share(size)[1] > target:
+        if size >= largest:
+            raise ValueError(
+                f"`target_width` {target} is not reached with up to {largest} labels "
+                f"(best expected width {best_share(size)[1]:.4f}); raise `max_sample_size` or "
+                "accept a wider interval."
+            )
+        size = min(2 * size, largest)
+    low = max(smallest, size // 2)
+    while size - low > max(1, size // 100):  # to within 1% of the smallest total
+        mid = (low + size) // 2
+        if best_share(mid)[1] <= target:
+            size = mid
+        else:
+            low = mid
+    share, _ = best_share(size)
+    n1 = min(max(1, round(share * size)), N1, size - 1)
+    import pandas as pd
+
+    evaluated = pd.DataFrame(
+        [(s, f, w.mean, w.se) for (s, f), w in sorted(tried.items())],
+        columns=["sample_size", "retrieved_share", "mean_width", "se"],
+    )
+    return Allocation(
+        sample_size=size, retrieved_share=n1 / size, n1=n1, n0=size - n1,
+        width=tried[(size, n1 / size)], target_width=target, evaluated=evaluated,
+    )  # fmt: skip

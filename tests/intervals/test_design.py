@@ -127,3 +127,50 @@ def test_width_grid():
     assert np.all(width.sel(sample_size=800) < width.sel(sample_size=200))
     # 70% of 5000 labels exceeds the 2000 retrieved items: that design does not fit.
     assert np.isnan(float(width.sel(sample_size=5000, retrieved_share=0.7)))
+
+
+# --------------------------------------------------------------------------- allocation
+
+FIG15 = {"population": 5_000_000, "retrieved": 500_000, "recall": 0.5, "precision": 0.5}
+
+
+def test_recommended_allocation_meets_the_target_and_no_smaller_total_does():
+    from bayeval.intervals import recommend_allocation
+
+    plan = recommend_allocation(**FIG15, target_width=0.1, method="normal-mle")
+    assert plan.width.mean <= 0.1 and plan.n1 + plan.n0 == plan.sample_size
+    # the search stops within 1% of the smallest total: 2% fewer labels miss the target at
+    # every split it tried for that total
+    tried = plan.evaluated
+    smaller = tried[tried["sample_size"] < 0.99 * plan.sample_size]
+    best = smaller.groupby("sample_size")["mean_width"].min()
+    assert (best > 0.1).all() and len(best) >= 3
+    # Webber §4.3 (Fig. 14): about a 20:80 split is close to the narrowest at recall =
+    # precision = 0.5
+    assert 0.12 < plan.retrieved_share < 0.35
+
+
+def test_high_recall_low_precision_favours_the_unretrieved_segment():
+    from bayeval.intervals import recommend_allocation
+
+    # Webber §4.3: "low precision and high recall" is wide and favours the unretrieved segment;
+    # "low recall and high precision" is narrow and insensitive to the split
+    # (the half prior: normal intervals collapse to [1, 1] when the sparse unretrieved sample
+    # holds no positive, which would make tiny designs look precise)
+    wide = recommend_allocation(population=5_000_000, retrieved=500_000, recall=0.9,
+                                precision=0.1, target_width=0.1, outcomes=30)  # fmt: skip
+    narrow = recommend_allocation(population=5_000_000, retrieved=500_000, recall=0.1,
+                                  precision=0.9, target_width=0.1, outcomes=30)  # fmt: skip
+    assert wide.retrieved_share < 0.3 and wide.sample_size > 5000  # 11,300 at 11%
+    assert narrow.sample_size == 100  # the smallest total considered already suffices
+
+
+def test_recommended_allocation_errors():
+    from bayeval.intervals import recommend_allocation
+
+    with pytest.raises(ValueError, match="`target_width`"):
+        recommend_allocation(**FIG15, target_width=1.5, method="normal-mle")
+    with pytest.raises(ValueError, match="not reached with up to 400 labels"):
+        recommend_allocation(**FIG15, target_width=0.01, method="normal-mle", max_sample_size=400)
+    with pytest.raises(ValueError, match="`rng`"):
+        recommend_allocation(**FIG15, target_width=0.1, method="normal-mle", rng=None)
