@@ -17,7 +17,7 @@ from bayeval.sample import StratifiedSample
 
 __version__ = "0.1.0"
 
-_LAZY_SUBMODULES = ("curves", "datasets", "demo", "models", "plots", "simulate")
+_LAZY_SUBMODULES = ("curves", "datasets", "demo", "measures", "models", "plots", "simulate")
 
 
 def __getattr__(name: str):
@@ -44,6 +44,8 @@ __all__ = [
     "recall_interval",
     # precision curves of ranked lists
     "curves",
+    # generalized measures (loss vector, g, Jacobian) for importance-sampling estimators
+    "measures",
     # models for engine="pymc"
     "models",
     # simulation studies of interval methods

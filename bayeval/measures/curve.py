@@ -1,0 +1,112 @@
+"""The precision-recall curve as one generalized measure (Marchant & Rubinstein 2021, §2.2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+import numpy as np
+
+from bayeval.measures._base import Measure, _ratio, _where
+
+__all__ = ["PrecisionRecallCurve"]
+
+
+# --------------------------------------------------------------------------- Example 2
+
+
+def _format_threshold(t: float) -> str:
+    text = repr(float(t))  # the shortest text that round-trips, so distinct thresholds differ
+    return text[:-2] if text.endswith(".0") else text
+
+
+@dataclass(frozen=True)
+class PrecisionRecallCurve(Measure):
+    """Precision and recall at each of ``L`` score thresholds (Example 2 of [1]_).
+
+    An item is predicted positive at threshold ``t`` when its score is ``>= t``. The loss has
+    ``2L + 1`` entries ``[1{s >= t_1..L}, y 1{s >= t_1..L}, y]`` and
+    ``G = [R_{L+1} / R_1, ..., R_{2L} / R_L, R_{L+1} / R_{2L+1}, ..., R_{2L} / R_{2L+1}]``:
+    the precisions at the thresholds in increasing order, then the recalls.
+
+    Parameters
+    ----------
+    thresholds : array_like
+        Finite, strictly increasing thresholds; stored as a tuple of floats.
+
+    Notes
+    -----
+    Uses ``scores`` (any real numbers, infinities allowed, NaN refused). A precision is NaN at
+    thresholds above every score, every recall is NaN without positive labels.
+
+    References
+    ----------
+    .. [1] N. G. Marchant and B. I. P. Rubinstein. Needle in a haystack: label-efficient
+       evaluation under extreme class imbalance. KDD 2021. Section 2.2.
+
+    Examples
+    --------
+    >>> from bayeval import measures
+    >>> pr = measures.PrecisionRecallCurve([0.25, 0.5])
+    >>> pr.dim, pr.outputs
+    (5, ('precision@0.25', 'precision@0.5', 'recall@0.25', 'recall@0.5'))
+    >>> pr.value([1, 0, 1, 0], scores=[0.9, 0.6, 0.3, 0.1])
+    array([0.66666667, 0.5       , 1.        , 0.5       ])
+    """
+
+    thresholds: tuple[float, ...]
+    system_output: ClassVar[Literal["predictions", "scores"]] = "scores"
+    _output_kind: ClassVar[str] = "score"
+    _name: ClassVar[str] = "precision_recall_curve"
+
+    def __post_init__(self):
+        try:
+            t = np.atleast_1d(np.asarray(self.thresholds, dtype=np.float64))
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"`thresholds` must be a 1-d sequence of numbers; got {self.thresholds!r}."
+            ) from None
+        if t.ndim != 1 or t.size == 0:
+            raise ValueError(f"`thresholds` must be a non-empty 1-d sequence; got shape {t.shape}.")
+        if not np.isfinite(t).all():
+            i = _where(~np.isfinite(t))
+            raise ValueError(f"`thresholds` must be finite; entry {i} is {float(t[i])!r}.")
+        if t.size > 1 and not (np.diff(t) > 0).all():
+            i = _where(np.diff(t) <= 0) + 1
+            raise ValueError(
+                f"`thresholds` must be strictly increasing; entry {i} ({float(t[i])!r}) does not "
+                f"exceed entry {i - 1} ({float(t[i - 1])!r})."
+            )
+        object.__setattr__(self, "thresholds", tuple(float(v) for v in t))
+
+    @property
+    def dim(self) -> int:
+        """``2L + 1`` for ``L`` thresholds."""
+        return 2 * len(self.thresholds) + 1
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        """``precision@t`` for each threshold ``t``, then ``recall@t``."""
+        names = [_format_threshold(t) for t in self.thresholds]
+        return tuple(f"precision@{t}" for t in names) + tuple(f"recall@{t}" for t in names)
+
+    def _loss(self, y, x):
+        y, x = np.broadcast_arrays(y, x)
+        above = (x[..., None] >= np.asarray(self.thresholds)).astype(np.float64)
+        return np.concatenate([above, y[..., None] * above, y[..., None]], axis=-1)
+
+    def _g(self, R):
+        L = len(self.thresholds)
+        predicted, true_pos, positives = R[..., :L], R[..., L : 2 * L], R[..., 2 * L :]
+        return np.concatenate([_ratio(true_pos, predicted), _ratio(true_pos, positives)], axis=-1)
+
+    def _jacobian(self, R):
+        L = len(self.thresholds)
+        predicted, true_pos, positives = R[..., :L], R[..., L : 2 * L], R[..., 2 * L]
+        jac = np.zeros((*R.shape[:-1], 2 * L, 2 * L + 1))
+        rows = np.arange(L)
+        jac[..., rows, rows] = -true_pos / predicted**2
+        jac[..., rows, L + rows] = 1 / predicted
+        jac[..., L + rows, L + rows] = 1 / positives[..., None]
+        jac[..., L + rows, 2 * L] = -true_pos / positives[..., None] ** 2
+        return jac
