@@ -263,14 +263,18 @@ class CoverageStudy:
 
     @property
     def per_realization(self):
-        """``xarray.Dataset`` of coverage, gaps and width by ``method`` and ``realization``."""
+        """``xarray.Dataset`` of coverage, gaps and width by ``interval`` (method) and ``realization``.
+
+        Select a method with ``ds.sel(interval="koopman")``.
+        """
         import xarray as xr
 
         pops = self.populations
-        coords = {"method": list(self.methods), "realization": np.arange(len(pops))}
+        # the dimension is "interval", not "method": xarray's .sel() takes `method=` itself
+        coords = {"interval": list(self.methods), "realization": np.arange(len(pops))}
         coords |= {c: ("realization", pops[c].to_numpy()) for c in pops.columns}
         data = {
-            name: (("method", "realization"), self.stats[:, :, k].T)
+            name: (("interval", "realization"), self.stats[:, :, k].T)
             for k, name in enumerate(_STATS)
         }
         attrs = {
@@ -295,7 +299,8 @@ class CoverageStudy:
         Returns
         -------
         pandas.DataFrame
-            Indexed by method: ``mean_coverage``, ``rmse`` (root mean squared difference from
+            Indexed by method: ``mean_coverage`` and its standard error over realizations
+            ``mean_coverage_se``, ``rmse`` (root mean squared difference from
             ``prob`` over realizations), ``median_coverage``, ``q25_coverage``,
             ``q75_coverage``, ``lower_gap`` and ``upper_gap`` (mean shares of outcomes with the
             truth below / above the interval), ``mean_width`` and ``closest_share``.
@@ -307,6 +312,7 @@ class CoverageStudy:
         frame = pd.DataFrame(
             {
                 "mean_coverage": cov.mean(axis=0),
+                "mean_coverage_se": cov.std(axis=0, ddof=1) / np.sqrt(max(len(cov), 1)),
                 "rmse": np.sqrt(np.mean((cov - self.prob) ** 2, axis=0)),
                 "median_coverage": median,
                 "q25_coverage": q25,

@@ -69,8 +69,9 @@ def test_table_is_consistent(study):
     assert np.all(table["median_coverage"] <= table["q75_coverage"])
     np.testing.assert_allclose(table["rmse"] ** 2, ((cov - 0.95) ** 2).mean(axis=0))
     ds = study.per_realization
-    assert ds["coverage"].dims == ("method", "realization")
-    assert ds.sizes == {"method": 9, "realization": REALIZATIONS}
+    assert ds["coverage"].dims == ("interval", "realization")
+    assert ds.sizes == {"interval": 9, "realization": REALIZATIONS}
+    np.testing.assert_array_equal(ds["coverage"].sel(interval="koopman"), cov[:, 4])
     assert table.attrs["width_resamples"] == 3
 
 
