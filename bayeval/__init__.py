@@ -13,11 +13,21 @@ from bayeval.intervals import (
     precision_interval,
     recall_interval,
 )
+from bayeval.pool import Pool
 from bayeval.sample import StratifiedSample
 
 __version__ = "0.1.0"
 
-_LAZY_SUBMODULES = ("curves", "datasets", "demo", "measures", "models", "plots", "simulate")
+_LAZY_SUBMODULES = (
+    "curves",
+    "datasets",
+    "demo",
+    "measures",
+    "models",
+    "plots",
+    "simulate",
+    "strata",
+)
 
 
 def __getattr__(name: str):
@@ -31,6 +41,7 @@ def __getattr__(name: str):
 
 __all__ = [
     # data
+    "Pool",
     "StratifiedSample",
     "datasets",
     # intervals
@@ -50,4 +61,6 @@ __all__ = [
     "models",
     # simulation studies of interval methods
     "simulate",
+    # strata from scores, and trees over them
+    "strata",
 ]
