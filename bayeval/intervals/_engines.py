@@ -6,7 +6,6 @@ probabilities and of other kinds are recomputed from what was stored, never resa
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from functools import cached_property
 
@@ -14,6 +13,7 @@ import numpy as np
 from scipy import special
 
 from bayeval._core.binomial import binomial_bounds
+from bayeval._core.koopman import ratio_interval
 from bayeval._core.yields import measure_ppf
 
 _TWO_SIDED_ONLY = "kind='hdi' needs a posterior; {method!r} is not a posterior method"
@@ -88,31 +88,21 @@ class BinomialBounds:
 class KoopmanBounds:
     """Koopman's score interval on ``p0 / p1`` mapped to recall ``1 / (1 + (N0/N1) p0/p1)``.
 
-    The ratio interval comes from statsmodels' ``confint_proportions_2indep(compare="ratio",
-    method="score", correction=False)`` (Koopman 1984); recall decreases in the ratio, so the
-    ends swap (Webber §3.4).
+    The ratio interval inverts Koopman's (1984) score statistic
+    (:func:`bayeval._core.koopman.ratio_interval`): the same interval as statsmodels'
+    ``confint_proportions_2indep(compare="ratio", method="score", correction=False)`` except when
+    a sample is all positive, where statsmodels' polynomial roots turn complex and its interval
+    can exclude the estimate. Recall decreases in the ratio, so the ends swap (Webber §3.4).
     """
 
     method = "koopman"
 
     def __init__(self, r1, n1, N1, r0, n0, N0):
-        self.counts = (int(r0), int(n0), int(r1), int(n1))
+        self.counts = (int(r1), int(n1), int(r0), int(n0))
         self.scale = N0 / N1
 
     def _ratio_bounds(self, alpha):
-        from statsmodels.stats.proportion import confint_proportions_2indep
-
-        with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
-            # statsmodels divides by zero on the way to an infinite end when a count is 0;
-            # those ends are replaced by Webber's forced bounds.
-            warnings.simplefilter("ignore", RuntimeWarning)
-            # With single-item samples its polynomial roots come out complex with a ~1e-8
-            # imaginary part; the real part is the root.
-            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
-            low, high = confint_proportions_2indep(
-                *self.counts, compare="ratio", method="score", correction=False, alpha=alpha
-            )
-        return float(np.real(low)), float(np.real(high))
+        return ratio_interval(*self.counts, alpha)
 
     def _to_recall(self, ratio):
         return 1.0 / (1.0 + self.scale * ratio) if np.isfinite(ratio) else 0.0

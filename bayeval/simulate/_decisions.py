@@ -21,6 +21,7 @@ import numpy as np
 from scipy import special
 
 from bayeval._core import yields as Y
+from bayeval._core.koopman import score_statistic
 from bayeval._core.mcp import most_conservative_prior
 
 __all__ = ["NORMAL_ADJUSTMENT", "POSTERIOR_PRIORS", "misses"]
@@ -65,29 +66,6 @@ def normal_bounds(method, pop, r1, r0, prob):
     low = np.where(r1 == 0, 0.0, low)
     high = np.where(r0 == 0, 1.0, high)
     return low, high
-
-
-def koopman_score(pop, r1, r0, ratio):
-    """Score statistic for ``H0: p0 / p1 = ratio`` (Koopman 1984; no continuity correction).
-
-    ``(p0_hat - ratio p1_hat) / sqrt(q0 (1 - q0) / n0 + ratio^2 q1 (1 - q1) / n1)`` with
-    ``q1`` the maximum-likelihood ``p1`` under ``H0`` (a root of ``A q^2 + B q + C``) and
-    ``q0 = ratio q1``: the statistic statsmodels' ``method="score"`` inverts.
-    """
-    n1, n0 = float(pop["n1"]), float(pop["n0"])
-    x1, x0 = np.asarray(r1, dtype=float), np.asarray(r0, dtype=float)
-    a = ratio * (n0 + n1)
-    b = -(ratio * n0 + x0 + n1 + ratio * x1)
-    c = x0 + x1
-    q1 = (-b - np.sqrt(np.maximum(b * b - 4 * a * c, 0.0))) / (2 * a)
-    q0 = ratio * q1
-    numerator = x0 / n0 - ratio * x1 / n1
-    variance = q0 * (1 - q0) / n0 + ratio**2 * q1 * (1 - q1) / n1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = numerator / np.sqrt(variance)
-    # a degenerate null (variance 0) is consistent with the data only where they agree with it
-    edge = np.where(numerator == 0, 0.0, np.copysign(np.inf, numerator))
-    return np.where(variance > 0, z, edge)
 
 
 def _posterior_cdf(method, pop, r1, r0):
@@ -155,7 +133,7 @@ def misses(method, pop, r1, r0, prob):
         # recall t = 1 / (1 + (N0 / N1) ratio); the score interval on the ratio maps to recall
         # with its ends swapped, so a statistic above z puts t above the recall interval
         p1, p0 = float(pop["R1"]) / float(pop["N1"]), float(pop["R0"]) / float(pop["N0"])
-        z = koopman_score(pop, r1, r0, p0 / p1)
+        z = score_statistic(r1, pop["n1"], r0, pop["n0"], p0 / p1)
         limit = -special.ndtri((1 - prob) / 2)
         return (z < -limit) & (r1 > 0), (z > limit) & (r0 > 0)
     if method in POSTERIOR_PRIORS:

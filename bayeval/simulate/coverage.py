@@ -263,7 +263,7 @@ class CoverageStudy:
 
     @property
     def per_realization(self):
-        """``xarray.Dataset`` of coverage, gaps and width by ``interval`` (method) and ``realization``.
+        """``xarray.Dataset`` of coverage, gaps and width by ``interval`` and ``realization``.
 
         Select a method with ``ds.sel(interval="koopman")``.
         """

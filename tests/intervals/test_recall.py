@@ -163,3 +163,20 @@ def test_stratified_normal_sums_stratum_variances(stratified_sample):
     se = np.sqrt((v1 * y0**2 + v0 * y1**2) / (y1 + y0) ** 4)
     res = be.recall_interval(s, method="normal-mle")
     assert res.high - res.estimate == pytest.approx(Z975 * se)
+
+
+def test_koopman_holds_its_estimate_on_every_tiny_population():
+    """Exhaustive over populations of 1-4 items per segment: ends ordered, estimate inside.
+
+    statsmodels' score interval fails this when a sample is all positive (complex roots); the
+    interval here inverts Koopman's statistic directly (bayeval._core.koopman).
+    """
+    for N1, N0 in [(a, b) for a in range(1, 5) for b in range(1, 5)]:
+        for n1, n0 in [(a, b) for a in range(1, N1 + 1) for b in range(1, N0 + 1)]:
+            for r1, r0 in [(a, b) for a in range(n1 + 1) for b in range(n0 + 1)]:
+                if r1 + r0 == 0:
+                    continue
+                s = be.StratifiedSample.two_segments(N1=N1, n1=n1, r1=r1, N0=N0, n0=n0, r0=r0)
+                for prob in (0.5, 0.95, 0.99):
+                    res = be.recall_interval(s, method="koopman", prob=prob)
+                    assert 0 <= res.low <= res.estimate + 1e-12 <= res.high + 2e-12 <= 1 + 2e-12

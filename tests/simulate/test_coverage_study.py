@@ -14,7 +14,8 @@ import pytest
 
 import bayeval as be
 from bayeval import simulate
-from bayeval.simulate._decisions import koopman_score, misses
+from bayeval._core.koopman import ratio_interval, score_statistic
+from bayeval.simulate._decisions import misses
 
 REALIZATIONS, RESAMPLES = 120, 200
 
@@ -47,16 +48,30 @@ def test_decisions_equal_the_intervals_themselves():
                     assert (t < res.low, t > res.high) == (below[i], above[i]), (method, pop)
 
 
-def test_koopman_score_is_z_at_the_statsmodels_interval_ends():
+def test_koopman_score_and_interval_against_statsmodels():
+    """Away from all-positive samples our score interval is statsmodels' (Koopman 1984)."""
+    import warnings
+
     from statsmodels.stats.proportion import confint_proportions_2indep
 
-    pop = {"n1": 300, "n0": 900}
-    for r1, r0 in ((120, 30), (45, 3), (280, 800)):
+    for r1, n1, r0, n0 in ((120, 300, 30, 900), (45, 300, 3, 900), (280, 300, 800, 900)):
         low, high = confint_proportions_2indep(
-            r0, 900, r1, 300, compare="ratio", method="score", correction=False, alpha=0.05
+            r0, n0, r1, n1, compare="ratio", method="score", correction=False, alpha=0.05
         )
-        z = koopman_score(pop, np.array([r1, r1]), np.array([r0, r0]), np.array([low, high]))
+        z = score_statistic(np.array([r1, r1]), n1, np.array([r0, r0]), n0, np.array([low, high]))
         np.testing.assert_allclose(np.abs(z), 1.959964, rtol=1e-4)
+        np.testing.assert_allclose(ratio_interval(r1, n1, r0, n0, 0.05), (low, high), rtol=1e-10)
+    # an all-positive retrieved sample: statsmodels' roots turn complex and its interval
+    # (0.667, 3.06) excludes the estimate 0.5; ours holds it, and its ends have |z| = 1.96
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sm_low, _ = confint_proportions_2indep(1, 2, 1, 1, compare="ratio", method="score",
+                                               correction=False, alpha=0.05)  # fmt: skip
+    assert np.real(sm_low) > 0.5
+    low, high = ratio_interval(1, 1, 1, 2, 0.05)
+    assert low < 0.5 < high
+    np.testing.assert_allclose(np.abs(score_statistic(1, 1, 1, 2, np.array([low, high]))), 1.959964,
+                               rtol=1e-6)  # fmt: skip
 
 
 def test_table_is_consistent(study):
