@@ -414,7 +414,7 @@ class Pool:
         Strata
         """
         j = self._system_index(system)
-        x = self._scores if self.n_systems == 1 else self._scores[:, j]
+        x = self._scores if self._scores.ndim == 1 else self._scores[:, j]
         k, n_bins, offset = _check_options(n_strata, method, n_bins, offset)
         return _stratify(
             x, float(self._lo[j]), float(self._hi[j]), k, method, n_bins=n_bins, offset=offset

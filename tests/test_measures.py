@@ -470,3 +470,9 @@ def test_error_reports_position_in_multidimensional_labels():
     labels[1, 2] = 3
     with pytest.raises(ValueError, match=r"entry \(1, 2\) is 3.0"):
         measures.Accuracy().loss(labels, predictions=np.zeros((2, 3)))
+
+
+def test_fowlkes_mallows_jacobian_without_true_positives():
+    # g = R1 / sqrt(R2 R3) is 0 at R1 = 0 and its derivative 1 / sqrt(R2 R3) is finite
+    jac = measures.FowlkesMallows().jacobian(np.array([0.0, 0.5, 0.5]))
+    np.testing.assert_allclose(jac, [[2.0, 0.0, 0.0]], atol=1e-15)

@@ -241,3 +241,9 @@ def test_from_frame_errors():
     missing = pd.DataFrame({"score": pd.array([0.1, None], dtype="Float64")})
     with pytest.raises(ValueError, match=r"`scores` must be finite.*entry 1 is nan"):
         Pool.from_frame(missing)
+
+
+def test_single_system_as_a_column_stratifies():
+    scores = np.random.default_rng(0).random((50, 1))
+    one_d = Pool(scores[:, 0]).stratify(4)
+    np.testing.assert_array_equal(Pool(scores).stratify(4).ids, one_d.ids)

@@ -6,13 +6,7 @@ to strata.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
-
-if TYPE_CHECKING:
-    pass
-
 
 #: Items processed per step of every pass over the scores (bounds the temporary memory).
 _CHUNK = 1 << 19

@@ -139,7 +139,8 @@ def posterior_band(
     if result.strata is None:
         raise ValueError(
             f"method {result.method!r} annotates fixed ranks, not random samples of strata, so "
-            "it has no design-based posterior; use curves.logstrat or curves.random_baseline."
+            "it has no design-based posterior; use curves.logstrat, curves.adastrat or "
+            "curves.random_baseline."
         )
     prob = check_prob(prob)
     for value, name in ((draws, "draws"), (chains, "chains")):

@@ -434,7 +434,13 @@ def recommend_allocation(
     N1, N0, _, _ = _population_yields(population, retrieved, recall, precision, prevalence)
     target = check_prob(target_width, "target_width")
     largest = N1 + N0 if max_sample_size is None else _count(max_sample_size, "max_sample_size")
-    smallest = min(max(2, _count(min_sample_size, "min_sample_size")), largest)
+    smallest = _count(min_sample_size, "min_sample_size")
+    if not 2 <= smallest <= largest:
+        raise ValueError(
+            "`min_sample_size` and `max_sample_size` must satisfy 2 <= min <= max (a label from "
+            f"each segment); got min_sample_size={min_sample_size!r}, "
+            f"max_sample_size={max_sample_size!r}."
+        )
     if isinstance(rng, bool) or not isinstance(rng, int | np.integer):
         raise ValueError(f"`rng` must be an int seed (designs share it); got {rng!r}.")
     tried: dict[tuple[int, float], WidthEstimate] = {}

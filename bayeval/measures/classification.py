@@ -272,8 +272,10 @@ class FowlkesMallows(_ConfusionMeasure):
 
     def _jacobian(self, R):
         r1, r2, r3 = R[..., 0], R[..., 1], R[..., 2]
-        g = r1 / np.sqrt(r2 * r3)
-        return np.stack([g / r1, -g / (2 * r2), -g / (2 * r3)], axis=-1)[..., None, :]
+        root = np.sqrt(r2 * r3)
+        g = r1 / root
+        # dg/dR1 = 1 / sqrt(R2 R3), defined also at R1 = 0 (no true positive yet)
+        return np.stack([1 / root, -g / (2 * r2), -g / (2 * r3)], axis=-1)[..., None, :]
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ import numpy as np
 
 from bayeval._validation import check_prob
 from bayeval.simulate._decisions import NORMAL_ADJUSTMENT, POSTERIOR_PRIORS, misses, normal_bounds
-from bayeval.simulate.scenarios import Scenario, preset
+from bayeval.simulate.scenarios import PRESETS, Scenario, preset
 
 __all__ = ["METHODS", "CoverageStudy", "coverage_study"]
 
@@ -73,8 +73,8 @@ def _realization_stats(pop, methods, resamples, prob, width_resamples, seed) -> 
         out[k, 1], out[k, 2] = below[inverse].mean(), above[inverse].mean()
         out[k, 0] = 1.0 - out[k, 1] - out[k, 2]
         if method in NORMAL_ADJUSTMENT:
-            low, high = normal_bounds(method, pop, r1, r0, prob)
-            out[k, 3] = float(np.mean(high - low))
+            low, high = normal_bounds(method, pop, pairs[0], pairs[1], prob)
+            out[k, 3] = float(np.mean((high - low)[inverse]))
             continue
         widths = []
         for i in range(min(width_resamples, resamples)):
@@ -175,6 +175,11 @@ def coverage_study(
     (['normal-mle', 'beta-binomial-half'], True)
     """
     if isinstance(scenario, str):
+        if scenario not in PRESETS:
+            raise ValueError(
+                f"`scenario` must be a Scenario or one of {', '.join(map(repr, PRESETS))}; "
+                f"got {scenario!r}."
+            )
         scenario = preset(scenario)
     if not isinstance(scenario, Scenario):
         raise ValueError(
@@ -312,7 +317,9 @@ class CoverageStudy:
         frame = pd.DataFrame(
             {
                 "mean_coverage": cov.mean(axis=0),
-                "mean_coverage_se": cov.std(axis=0, ddof=1) / np.sqrt(max(len(cov), 1)),
+                "mean_coverage_se": (
+                    cov.std(axis=0, ddof=1) / np.sqrt(len(cov)) if len(cov) > 1 else np.nan
+                ),
                 "rmse": np.sqrt(np.mean((cov - self.prob) ** 2, axis=0)),
                 "median_coverage": median,
                 "q25_coverage": q25,

@@ -394,6 +394,9 @@ PRESET_NOTES = (
     "paper does not say. About 0.07% of neutral and 0.03% of legal draws.",
 )
 
+#: Names of the presets of :func:`preset`.
+PRESETS = ("neutral", "legal", "small")
+
 _PRESETS = {
     "neutral": dict(
         population=Uniform(1e3, 4e6),

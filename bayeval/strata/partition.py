@@ -288,12 +288,13 @@ def _check_options(n_strata, method, n_bins, offset) -> tuple[int, int, float | 
             f"`n_bins` must be at least `n_strata` ({k}) for the CSF rule; got {n_bins!r}."
         )
     if offset is not None:
+        given = offset
         try:
             offset = float(offset)
         except (TypeError, ValueError):
             offset = float("nan")
         if not np.isfinite(offset):
-            raise ValueError(f"`offset` must be a finite number; got {offset!r}.")
+            raise ValueError(f"`offset` must be a finite number; got {given!r}.")
     return k, int(n_bins), offset
 
 

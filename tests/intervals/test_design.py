@@ -174,3 +174,11 @@ def test_recommended_allocation_errors():
         recommend_allocation(**FIG15, target_width=0.01, method="normal-mle", max_sample_size=400)
     with pytest.raises(ValueError, match="`rng`"):
         recommend_allocation(**FIG15, target_width=0.1, method="normal-mle", rng=None)
+
+
+def test_recommended_allocation_sample_size_bounds():
+    from bayeval.intervals import recommend_allocation
+
+    for bounds in ({"max_sample_size": 1}, {"min_sample_size": 500, "max_sample_size": 400}):
+        with pytest.raises(ValueError, match="`min_sample_size` and `max_sample_size`"):
+            recommend_allocation(**FIG15, target_width=0.1, method="normal-mle", **bounds)

@@ -154,7 +154,7 @@ def test_plot(study):
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"scenario": "huge"}, "`name`"),
+        ({"scenario": "huge"}, "`scenario`"),
         ({"scenario": 3}, "`scenario`"),
         ({"methods": ["wald"]}, "`methods`"),
         ({"methods": []}, "`methods`"),
@@ -168,3 +168,9 @@ def test_bad_input_names_parameter(kwargs, match):
     args = {"scenario": "small", "realizations": 2, "resamples": 5} | kwargs
     with pytest.raises(ValueError, match=match):
         simulate.coverage_study(args.pop("scenario"), **args)
+
+
+def test_one_realization_has_no_standard_error():
+    study = simulate.coverage_study("small", ["normal-mle"], realizations=1, resamples=20,
+                                    width_resamples=1, progress=False)  # fmt: skip
+    assert np.isnan(study.table()["mean_coverage_se"].iloc[0])
