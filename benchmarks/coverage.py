@@ -49,7 +49,6 @@ import numpy as np
 import pandas as pd
 import scipy
 from _common import machine_info
-from scipy import special
 
 from bayeval import simulate
 from bayeval.simulate._decisions import NORMAL_ADJUSTMENT, normal_bounds
@@ -88,29 +87,6 @@ def read_paper(path: Path = REFERENCE) -> dict:
 # --------------------------------------------------------------------------- unclipped widths
 
 
-def raw_normal_bounds(method: str, pop: dict, r1: np.ndarray, r0: np.ndarray, prob: float):
-    """``normal_bounds`` without the clipping to [0, 1] (forced ends kept), as the paper has it."""
-    N1, n1, N0, n0 = (float(pop[k]) for k in ("N1", "n1", "N0", "n0"))
-    c = NORMAL_ADJUSTMENT[method]
-    r1, r0 = np.asarray(r1, dtype=float), np.asarray(r0, dtype=float)
-    p1, p0 = (r1 + c) / (n1 + 2 * c), (r0 + c) / (n0 + 2 * c)
-    y1, y0 = N1 * p1, N0 * p0
-    total = y1 + y0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        centre = np.where(total > 0, y1 / total, np.nan)
-        if method == "naive-binomial":
-            positives = r1 + r0
-            se = np.where(positives > 0, np.sqrt(centre * (1 - centre) / positives), 0.0)
-        else:
-            v1 = N1**2 * p1 * (1 - p1) / (n1 + 2 * c) * (1 - n1 / N1)
-            v0 = N0**2 * p0 * (1 - p0) / (n0 + 2 * c) * (1 - n0 / N0)
-            se = np.where(total > 0, np.sqrt((v1 * y0**2 + v0 * y1**2) / total**4), 0.0)
-    z = -special.ndtri((1 - prob) / 2)
-    low = np.where(r1 == 0, 0.0, centre - z * se)
-    high = np.where(r0 == 0, 1.0, centre + z * se)
-    return low, high
-
-
 def raw_normal_widths(study, seed: int) -> dict[str, np.ndarray]:
     """Per-realization mean unclipped width of the normal-type methods, on the study's outcomes.
 
@@ -127,7 +103,7 @@ def raw_normal_widths(study, seed: int) -> dict[str, np.ndarray]:
         r1 = gen.hypergeometric(pop["R1"], pop["N1"] - pop["R1"], pop["n1"], study.resamples)
         r0 = gen.hypergeometric(pop["R0"], pop["N0"] - pop["R0"], pop["n0"], study.resamples)
         for m in methods:
-            low, high = raw_normal_bounds(m, pop, r1, r0, study.prob)
+            low, high = normal_bounds(m, pop, r1, r0, study.prob, clip=False)
             out[m][i] = np.mean(high - low)
             clipped = normal_bounds(m, pop, r1, r0, study.prob)
             if not np.isclose(np.mean(clipped[1] - clipped[0]), study.stats[i, _col(study, m), 3]):

@@ -43,8 +43,12 @@ POSTERIOR_PRIORS = {
 }
 
 
-def normal_bounds(method, pop, r1, r0, prob):
-    """Bounds ``(low, high)`` of the normal-type methods for outcome arrays (clipped, forced)."""
+def normal_bounds(method, pop, r1, r0, prob, *, clip: bool = True):
+    """Bounds ``(low, high)`` of the normal-type methods for outcome arrays (forced ends).
+
+    Clipped to ``[0, 1]`` as :func:`bayeval.recall_interval` does, unless ``clip=False`` (the
+    paper's widths appear unclipped).
+    """
     N1, n1, N0, n0 = (float(pop[k]) for k in ("N1", "n1", "N0", "n0"))
     c = NORMAL_ADJUSTMENT[method]
     r1, r0 = np.asarray(r1, dtype=float), np.asarray(r0, dtype=float)
@@ -61,8 +65,9 @@ def normal_bounds(method, pop, r1, r0, prob):
             v0 = N0**2 * p0 * (1 - p0) / (n0 + 2 * c) * (1 - n0 / N0)
             se = np.where(total > 0, np.sqrt((v1 * y0**2 + v0 * y1**2) / total**4), 0.0)
     z = -special.ndtri((1 - prob) / 2)
-    low = np.clip(centre - z * se, 0, 1)
-    high = np.clip(centre + z * se, 0, 1)
+    low, high = centre - z * se, centre + z * se
+    if clip:
+        low, high = np.clip(low, 0, 1), np.clip(high, 0, 1)
     low = np.where(r1 == 0, 0.0, low)
     high = np.where(r0 == 0, 1.0, high)
     return low, high

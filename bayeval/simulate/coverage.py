@@ -23,23 +23,14 @@ from typing import Any
 import numpy as np
 
 from bayeval._validation import check_prob
+from bayeval.intervals.api import RECALL_METHODS
 from bayeval.simulate._decisions import NORMAL_ADJUSTMENT, POSTERIOR_PRIORS, misses, normal_bounds
 from bayeval.simulate.scenarios import PRESETS, Scenario, preset
 
 __all__ = ["METHODS", "CoverageStudy", "coverage_study"]
 
-#: Webber's nine methods, in the order of his tables.
-METHODS = (
-    "naive-binomial",
-    "normal-mle",
-    "normal-laplace",
-    "normal-agresti-coull",
-    "koopman",
-    "beta-jeffreys",
-    "beta-binomial-uniform",
-    "beta-binomial-mcp",
-    "beta-binomial-half",
-)
+#: Webber's nine methods, in the order of his tables (every recall method but the PyMC-only one).
+METHODS = tuple(m for m in RECALL_METHODS if m != "beta-binomial-hierarchical")
 
 _STATS = ("coverage", "lower_gap", "upper_gap", "width")
 
