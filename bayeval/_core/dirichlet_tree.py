@@ -47,12 +47,13 @@ def _branch_modes(parent: np.ndarray, beta_tilde: np.ndarray, leaves_below: np.n
     return branch
 
 
-def _leaf_probabilities(parent: np.ndarray, leaves: np.ndarray, branch: np.ndarray) -> np.ndarray:
-    """``psi[y, k]``: the product of branch probabilities from the root to leaf ``k`` (Eq. 10)."""
-    path = np.ones_like(branch)
-    for node in range(1, parent.size):  # forward pass: parents come first
-        path[:, node] = path[:, parent[node]] * branch[:, node]
-    return path[:, leaves]
+def _leaf_probabilities(below: np.ndarray, branch: np.ndarray) -> np.ndarray:
+    """``psi[y, k]``: the product of branch probabilities from the root to leaf ``k`` (Eq. 10).
+
+    ``below[k, c]`` is 1 when node ``c`` lies on leaf ``k``'s path, so the product is a matrix
+    product in logs (branch probabilities are positive under the priors required).
+    """
+    return np.exp(np.log(branch) @ below.T)
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,9 @@ def dirichlet_tree_em(
     alpha = np.asarray(alpha, dtype=float)
     beta = np.asarray(beta, dtype=float)
     n_leaves, n_classes = labelled.shape
-    leaves_below = leaf_counts_to_nodes(parent, leaves, np.ones(n_leaves))
+    # below[k, c] = 1 if leaf k lies under node c: node sums become one matrix product per step
+    below = leaf_counts_to_nodes(parent, leaves, np.eye(n_leaves))
+    leaves_below = below.sum(axis=0)
     if start is None:
         theta0 = alpha - 1 + labelled.sum(axis=0)
         response = np.tile(theta0 / theta0.sum(), (n_leaves, 1))
@@ -167,9 +170,9 @@ def dirichlet_tree_em(
         expected = labelled + unlabelled[:, None] * response  # (K, C)
         alpha_tilde = alpha + expected.sum(axis=0)
         theta = (alpha_tilde - 1) / (alpha_tilde - 1).sum()
-        beta_tilde = beta + leaf_counts_to_nodes(parent, leaves, expected.T)  # (C, nodes)
+        beta_tilde = beta + expected.T @ below  # (C, nodes)
         branch = _branch_modes(parent, beta_tilde, leaves_below)
-        psi = _leaf_probabilities(parent, leaves, branch)  # (C, K)
+        psi = _leaf_probabilities(below, branch)  # (C, K)
         joint = psi.T * theta  # (K, C)
         updated = joint / joint.sum(axis=1, keepdims=True)
         converged = np.max(np.abs(updated - response)) <= tol
