@@ -60,9 +60,14 @@ def coverage(
             rng=seed, width_resamples=width_resamples, progress=None if not as_json else False,
         )  # fmt: skip
         if workers:
+            import dask
             from distributed import Client, LocalCluster
 
+            # dask's nannies set MALLOC_TRIM_THRESHOLD_=65536 in the workers, which made them
+            # ~35% slower on this workload (benchmarks/README.md); leave glibc's default instead
+            unset = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
             with (
+                dask.config.set(unset),
                 LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=":0") as c,
                 Client(c) as client,
             ):

@@ -133,7 +133,10 @@ def coverage_study(
         ``numpy.random.SeedSequence`` children, so results do not depend on ``client`` or
         ``chunk_size``.
     client : dask.distributed.Client, optional
-        Spread chunks of realizations over the cluster's workers.
+        Spread chunks of realizations over the cluster's workers. For a ``LocalCluster``, creating
+        it inside ``dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_":
+        None})`` made the workers about 35% faster here (dask's default trims memory eagerly; see
+        ``benchmarks/README.md``).
     width_resamples : int, default 20
         Outcomes per population whose Koopman and posterior intervals are computed for the
         mean width (normal widths use all outcomes).
