@@ -6,7 +6,9 @@ scikit-learn's parameter validation, so a user can fix the call without reading 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -14,7 +16,9 @@ import numpy as np
 __all__ = [
     "check_choice",
     "check_count_array",
+    "check_int",
     "check_prob",
+    "check_whole",
     "check_rng",
 ]
 
@@ -75,3 +79,30 @@ def check_rng(rng: Any) -> np.random.Generator:
     if rng is None or (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)):
         return np.random.default_rng(rng)
     raise ValueError(f"`rng` must be None, an int seed or a numpy.random.Generator; got {rng!r}.")
+
+
+def check_whole(value: Any, name: str, *, minimum: int, maximum: int | None = None) -> int:
+    """Return ``value`` as an int ``>= minimum`` (whole floats such as ``2e9`` are accepted)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
+        raise ValueError(f"`{name}` must be a whole number >= {minimum}; got {value!r}.")
+    if isinstance(value, Integral):
+        number = int(value)
+    else:
+        as_float = float(value)
+        if not math.isfinite(as_float) or as_float != round(as_float):
+            raise ValueError(f"`{name}` must be a whole number >= {minimum}; got {value!r}.")
+        number = int(as_float)
+    if number < minimum:
+        raise ValueError(f"`{name}` must be a whole number >= {minimum}; got {value!r}.")
+    if maximum is not None and number > maximum:
+        raise ValueError(f"`{name}` must be at most {maximum}; got {value!r}.")
+    return number
+
+
+def check_int(value: Any, name: str, *, minimum: int) -> int:
+    """Return ``value`` as an int ``>= minimum``; floats (even whole ones) are refused."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
+    if value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
+    return int(value)

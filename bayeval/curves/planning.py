@@ -23,12 +23,12 @@ import math
 from dataclasses import dataclass, fields
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
 
-from bayeval._validation import check_prob
+from bayeval._validation import check_prob, check_whole
 
 __all__ = [
     "AdaStratPlan",
@@ -52,24 +52,6 @@ _LOGSTRAT_DEFAULT_WINDOW = 100
 
 
 # --------------------------------------------------------------------------- validation
-
-
-def _check_whole(value: Any, name: str, *, minimum: int, maximum: int | None = None) -> int:
-    """Return ``value`` as an int ``>= minimum`` (whole floats such as ``2e9`` are accepted)."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
-        raise ValueError(f"`{name}` must be a whole number >= {minimum}; got {value!r}.")
-    if isinstance(value, Integral):
-        number = int(value)
-    else:
-        as_float = float(value)
-        if not math.isfinite(as_float) or as_float != round(as_float):
-            raise ValueError(f"`{name}` must be a whole number >= {minimum}; got {value!r}.")
-        number = int(as_float)
-    if number < minimum:
-        raise ValueError(f"`{name}` must be a whole number >= {minimum}; got {value!r}.")
-    if maximum is not None and number > maximum:
-        raise ValueError(f"`{name}` must be at most {maximum}; got {value!r}.")
-    return number
 
 
 def _check_real(value: Any, name: str) -> float:
@@ -110,7 +92,7 @@ def _check_alpha(alpha: Any) -> float:
 
 
 def _check_n_items(n_items: Any) -> int:
-    return _check_whole(n_items, "n_items", minimum=1, maximum=MAX_ITEMS)
+    return check_whole(n_items, "n_items", minimum=1, maximum=MAX_ITEMS)
 
 
 def _check_r_tilde(r_tilde: Any, n_items: int, default: int, default_text: str) -> int:
@@ -122,7 +104,7 @@ def _check_r_tilde(r_tilde: Any, n_items: int, default: int, default_text: str) 
                 f"exhaustively, or pass a smaller r_tilde)."
             )
         return default
-    value = _check_whole(r_tilde, "r_tilde", minimum=1)
+    value = check_whole(r_tilde, "r_tilde", minimum=1)
     if value > n_items:
         raise ValueError(f"`r_tilde` must not exceed n_items={n_items}; got {r_tilde!r}.")
     return value
@@ -239,8 +221,8 @@ def geometric_points(epsilon: float, start: int, stop: int) -> np.ndarray:
     [3492, 3597, 3705]
     """
     epsilon = _check_epsilon(epsilon)
-    start = _check_whole(start, "start", minimum=0)
-    stop = _check_whole(stop, "stop", minimum=-1)
+    start = check_whole(start, "start", minimum=0)
+    stop = check_whole(stop, "stop", minimum=-1)
     if stop < start:
         return np.empty(0, dtype=np.int64)
     return _Geometry(epsilon).ceil_power(np.arange(start, stop + 1, dtype=np.int64))
@@ -547,7 +529,7 @@ def plan_random(
         s = min(candidates, key=lambda c: (c + prefix_for(c), abs(c - prefix_for(c)), c))
         formula = 2.0 * root
     else:
-        s = _check_whole(n_samples, "n_samples", minimum=1)
+        s = check_whole(n_samples, "n_samples", minimum=1)
         formula = s + t / s
     prefix = prefix_for(s)
     if prefix >= n:
@@ -793,7 +775,7 @@ def plan_paula(
     """
     n = _check_n_items(n_items)
     eps = _check_epsilon(epsilon)
-    delta_w = _check_whole(window, "window", minimum=1)
+    delta_w = check_whole(window, "window", minimum=1)
     minimum = _ceil_ratio(delta_w + 2, eps)
     rt = _check_r_tilde(r_tilde, n, minimum, "ceil((window + 2) / epsilon)")
     if rt < minimum:
@@ -975,7 +957,7 @@ def plan_adastrat(
                 "r_tilde."
             )
     else:
-        gap = _check_whole(m, "m", minimum=1)
+        gap = check_whole(m, "m", minimum=1)
     eps_frac = Fraction(repr(eps))
     l_tilde = max(math.ceil((1 + eps_frac) ** 2 * gap / (2 * eps_frac + eps_frac**2)), rt)
     if l_tilde >= n:  # the list is annotated in full

@@ -8,12 +8,11 @@ each item by ``factor`` independent Bernoulli items with that probability. The r
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import ArrayLike
 
 from bayeval._core.philox import position_uniforms
+from bayeval._validation import check_int
 from bayeval.oracles import (
     CallableOracle,
     _as_binary_labels,
@@ -25,15 +24,6 @@ __all__ = ["ScaledList", "scale_up"]
 
 _STREAM = 0  # Philox counter word 2 for the Bernoulli draws (NoisyOracle uses 1)
 _CHUNK = 1 << 20  # positions per block when materialising
-
-
-def _check_whole(value: Any, name: str, *, minimum: int) -> int:
-    """Return ``value`` as an int >= ``minimum`` or raise naming ``name``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
-    if value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
 
 
 class ScaledList:
@@ -109,7 +99,7 @@ class ScaledList:
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(f"`probabilities` must lie in [0, 1]; entry {i} is {q[i].item()!r}.")
-        self._factor = _check_whole(factor, "factor", minimum=1)
+        self._factor = check_int(factor, "factor", minimum=1)
         self._key = _derive_key(rng)
         q = q.copy()
         q.flags.writeable = False
@@ -231,7 +221,7 @@ class ScaledList:
         numpy.ndarray of bool
             ``labels[k] == self.label(k)`` for every position ``k``.
         """
-        max_items = _check_whole(max_items, "max_items", minimum=1)
+        max_items = check_int(max_items, "max_items", minimum=1)
         if self._n_items > max_items:
             raise ValueError(
                 f"the list has {self._n_items} items, more than `max_items` = {max_items}; "
@@ -280,7 +270,7 @@ def window_average(labels: ArrayLike, window: int = 100) -> np.ndarray:
     v = _as_binary_labels(labels, "labels")
     if v.size == 0:
         raise ValueError("`labels` must contain at least one label; got an empty sequence.")
-    window = _check_whole(window, "window", minimum=1)
+    window = check_int(window, "window", minimum=1)
     n = v.size
     cum = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(v, out=cum[1:])

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from bayeval._validation import check_choice
+from bayeval._validation import check_choice, check_int
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -32,15 +32,6 @@ METHODS: tuple[str, ...] = ("csf", "geometric", "equal-width", "quantile")
 
 
 # -- validation ------------------------------------------------------------------------------
-def _check_int(value: Any, name: str, *, minimum: int) -> int:
-    """Return ``value`` as an int ``>= minimum`` or raise naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
-    if value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
-
-
 def _check_scores(scores: Any, name: str = "scores", *, ndim: tuple[int, ...] = (1,)):
     """Return ``(array, lo, hi)``: finite real scores and their minimum and maximum.
 
@@ -275,7 +266,7 @@ def stratify(
 
 def _check_options(n_strata, method, n_bins, offset) -> tuple[int, int, float | None]:
     """Validate the options of :func:`stratify`; return ``(n_strata, n_bins, offset)``."""
-    k = _check_int(n_strata, "n_strata", minimum=1)
+    k = check_int(n_strata, "n_strata", minimum=1)
     check_choice(method, METHODS, "method")
     if n_bins is not None and method != "csf":
         raise ValueError(f"`n_bins` is used only by method='csf'; got method={method!r}.")
@@ -283,7 +274,7 @@ def _check_options(n_strata, method, n_bins, offset) -> tuple[int, int, float | 
         raise ValueError(f"`offset` is used only by method='geometric'; got method={method!r}.")
     if n_bins is None:
         n_bins = 8 * k
-    elif _check_int(n_bins, "n_bins", minimum=1) < k:
+    elif check_int(n_bins, "n_bins", minimum=1) < k:
         raise ValueError(
             f"`n_bins` must be at least `n_strata` ({k}) for the CSF rule; got {n_bins!r}."
         )

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from bayeval.strata.partition import _check_int
+from bayeval._validation import check_int
 
 __all__ = ["StrataTree", "tree_over_strata"]
 
@@ -191,11 +191,11 @@ def tree_over_strata(
     >>> tree_over_strata(256).depth, tree_over_strata(256, depth=1).branching
     (8, 256)
     """
-    n = _check_int(n_strata, "n_strata", minimum=1)
+    n = check_int(n_strata, "n_strata", minimum=1)
     if depth is not None:
-        depth = _check_int(depth, "depth", minimum=0)
+        depth = check_int(depth, "depth", minimum=0)
     if branching is not None:
-        branching = _check_int(branching, "branching", minimum=2)
+        branching = check_int(branching, "branching", minimum=2)
     if branching is None:
         if depth is None or depth == 0:
             branching = 2
