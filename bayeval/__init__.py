@@ -25,6 +25,7 @@ _LAZY_SUBMODULES = (
     "measures",
     "models",
     "plots",
+    "sampling",
     "simulate",
     "strata",
 )
@@ -32,6 +33,10 @@ _LAZY_SUBMODULES = (
 
 def __getattr__(name: str):
     """Import the heavier subpackages on first use (``be.datasets``, ``be.models``)."""
+    if name in ("evaluate", "Run"):
+        from bayeval.sampling import run
+
+        return getattr(run, name)
     if name in _LAZY_SUBMODULES:
         import importlib
 
@@ -53,6 +58,10 @@ __all__ = [
     "oracles",
     "precision_interval",
     "recall_interval",
+    # label-efficient evaluation of a scored pool (ask/tell samplers)
+    "Run",
+    "evaluate",
+    "sampling",
     # precision curves of ranked lists
     "curves",
     # generalized measures (loss vector, g, Jacobian) for importance-sampling estimators

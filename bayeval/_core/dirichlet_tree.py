@@ -22,7 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["TreeFit", "dirichlet_tree_em", "leaf_counts_to_nodes"]
+__all__ = [
+    "TreeFit",
+    "dirichlet_tree_em",
+    "dirichlet_tree_gibbs",
+    "leaf_counts_to_nodes",
+    "tree_prior",
+]
 
 
 def leaf_counts_to_nodes(parent: np.ndarray, leaves: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -37,23 +43,53 @@ def leaf_counts_to_nodes(parent: np.ndarray, leaves: np.ndarray, counts: np.ndar
     return out
 
 
-def _branch_modes(parent: np.ndarray, beta_tilde: np.ndarray, leaves_below: np.ndarray):
-    """Mode of each node's branch probabilities (Eq. 11): ``(b - L) / sum over siblings``."""
-    shifted = beta_tilde - leaves_below  # (C, n_nodes)
-    totals = np.zeros_like(shifted)
-    np.add.at(totals, (slice(None), parent[1:]), shifted[:, 1:])
-    branch = np.ones_like(shifted)
-    branch[:, 1:] = shifted[:, 1:] / totals[:, parent[1:]]
-    return branch
+def _paths(parent: np.ndarray, leaves: np.ndarray) -> np.ndarray:
+    """Nodes from below the root down to each leaf, ``(K, depth)``, padded with ``n_nodes``."""
+    depth = np.zeros(parent.size, dtype=np.intp)
+    for node in range(1, parent.size):
+        depth[node] = depth[parent[node]] + 1
+    paths = np.full((leaves.size, max(int(depth[leaves].max()), 1)), parent.size, dtype=np.intp)
+    node = leaves.copy()
+    while (live := node > 0).any():
+        paths[live, depth[node[live]] - 1] = node[live]
+        node = np.where(live, parent[np.maximum(node, 0)], 0)
+    return paths
 
 
-def _leaf_probabilities(below: np.ndarray, branch: np.ndarray) -> np.ndarray:
-    """``psi[y, k]``: the product of branch probabilities from the root to leaf ``k`` (Eq. 10).
+class _EMStep:
+    """One EM iteration (Eq. 12, Eq. 10-11) as a map on the unlabelled responses ``(K, C)``."""
 
-    ``below[k, c]`` is 1 when node ``c`` lies on leaf ``k``'s path, so the product is a matrix
-    product in logs (branch probabilities are positive under the priors required).
-    """
-    return np.exp(np.log(branch) @ below.T)
+    def __init__(self, parent, leaves, labelled, unlabelled, alpha, beta):
+        self.paths = _paths(parent, leaves)
+        self.flat = self.paths.ravel()
+        self.children = parent[1:]
+        self.n_nodes = parent.size
+        ones = np.ones(leaves.size)
+        leaves_below = np.bincount(
+            self.flat, weights=np.repeat(ones, self.paths.shape[1]), minlength=parent.size + 1
+        )
+        self.shift = beta[:, 1:] - leaves_below[1 : parent.size]  # beta - L_c, (C, nodes - 1)
+        self.labelled, self.unlabelled, self.alpha = labelled, unlabelled, alpha
+
+    def __call__(self, response: np.ndarray) -> np.ndarray:
+        expected = self.labelled + self.unlabelled[:, None] * response  # (K, C)
+        alpha_tilde = self.alpha + expected.sum(axis=0)
+        self.theta = (alpha_tilde - 1) / (alpha_tilde - 1).sum()
+        n_classes = expected.shape[1]
+        log_branch = np.zeros(self.n_nodes + 1)
+        log_psi = np.empty((expected.shape[0], n_classes))
+        depth = self.paths.shape[1]
+        for y in range(n_classes):
+            counts = np.bincount(
+                self.flat, weights=np.repeat(expected[:, y], depth), minlength=self.n_nodes + 1
+            )
+            shifted = self.shift[y] + counts[1 : self.n_nodes]  # Eq. 11 numerators
+            totals = np.bincount(self.children, weights=shifted, minlength=self.n_nodes)
+            log_branch[1 : self.n_nodes] = np.log(shifted) - np.log(totals[self.children])
+            log_psi[:, y] = log_branch[self.paths].sum(axis=1)  # Eq. 10
+        self.psi = np.exp(log_psi.T)
+        joint = np.exp(log_psi - log_psi.max(axis=1, keepdims=True)) * self.theta
+        return joint / joint.sum(axis=1, keepdims=True)  # Eq. 12-13
 
 
 @dataclass(frozen=True)
@@ -156,9 +192,7 @@ def dirichlet_tree_em(
     alpha = np.asarray(alpha, dtype=float)
     beta = np.asarray(beta, dtype=float)
     n_leaves, n_classes = labelled.shape
-    # below[k, c] = 1 if leaf k lies under node c: node sums become one matrix product per step
-    below = leaf_counts_to_nodes(parent, leaves, np.eye(n_leaves))
-    leaves_below = below.sum(axis=0)
+    step = _EMStep(parent, leaves, labelled, unlabelled, alpha, beta)
     if start is None:
         theta0 = alpha - 1 + labelled.sum(axis=0)
         response = np.tile(theta0 / theta0.sum(), (n_leaves, 1))
@@ -166,15 +200,124 @@ def dirichlet_tree_em(
         response = np.asarray(start, dtype=float)
     converged, iteration = False, 0
     while not converged and iteration < max_iter:
+        # SQUAREM (Varadhan & Roland 2008): two EM steps, an extrapolation along them, and one
+        # stabilising EM step; EM's linear rate is slow when unlabelled items dominate a leaf
+        x1 = step(response)
+        x2 = step(x1)
+        iteration += 2
+        r, v = x1 - response, x2 - 2 * x1 + response
+        v_norm = np.linalg.norm(v)
+        alpha_step = -np.linalg.norm(r) / v_norm if v_norm > 0 else -1.0
+        alpha_step = min(alpha_step, -1.0)
+        jump = response - 2 * alpha_step * r + alpha_step**2 * v
+        if not ((jump > 0) & (jump < 1)).all():
+            jump = x2  # the extrapolation left the simplex: keep the plain EM steps
+        jump /= jump.sum(axis=1, keepdims=True)
+        updated = step(jump)
         iteration += 1
-        expected = labelled + unlabelled[:, None] * response  # (K, C)
-        alpha_tilde = alpha + expected.sum(axis=0)
-        theta = (alpha_tilde - 1) / (alpha_tilde - 1).sum()
-        beta_tilde = beta + expected.T @ below  # (C, nodes)
-        branch = _branch_modes(parent, beta_tilde, leaves_below)
-        psi = _leaf_probabilities(below, branch)  # (C, K)
-        joint = psi.T * theta  # (K, C)
-        updated = joint / joint.sum(axis=1, keepdims=True)
-        converged = np.max(np.abs(updated - response)) <= tol
+        converged = np.max(np.abs(updated - jump)) <= tol
         response = updated
+    theta, psi = step.theta, step.psi
     return TreeFit(theta, psi, response, iteration, bool(converged))
+
+
+def tree_prior(parent, leaves, leaf_prior, *, strength: float, smoothing: float):
+    """Concentrations ``alpha (C,)`` and ``beta (C, n_nodes)`` from a prior response per leaf.
+
+    ``leaf_prior[k, y]`` (rows summing to 1, e.g. mean classifier scores) is worth ``strength``
+    pseudo-labels per leaf: ``a[y, k] = strength * leaf_prior[k, y]``. Then
+    ``alpha[y] = 1 + sum_k a[y, k]`` and, for every node ``c`` but the root,
+    ``beta[y, c] = L_c + a[y, below c] + smoothing`` with ``L_c`` the leaves below ``c``: the
+    pseudo-counts of the leaves below plus ``smoothing`` at each branch, which pulls siblings
+    towards equal shares. Adding ``L_c`` keeps the modes of Eq. 11 positive, which the paper's
+    ``depth(c)^2 + a[y, below c]`` does not guarantee (a depth-1 node of a depth-8 binary tree
+    has 128 leaves below it).
+    """
+    parent = np.asarray(parent, dtype=np.intp)
+    leaves = np.asarray(leaves, dtype=np.intp)
+    pseudo = strength * np.asarray(leaf_prior, dtype=float)  # (K, C)
+    below = leaf_counts_to_nodes(parent, leaves, np.eye(leaves.size))  # (K, n_nodes)
+    alpha = 1.0 + pseudo.sum(axis=0)
+    beta = below.sum(axis=0) + pseudo.T @ below + smoothing
+    beta[:, 0] = 0.0
+    return alpha, beta
+
+
+def dirichlet_tree_gibbs(
+    parent,
+    leaves,
+    labelled,
+    unlabelled,
+    alpha,
+    beta,
+    start,
+    n_sweeps: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Draw from the Dirichlet-tree posterior by data augmentation, aggregated by leaf.
+
+    Each sweep imputes how many of each leaf's unlabelled items have each label
+    (``Multinomial(unlabelled[k], response[k])``), then draws ``theta ~ Dirichlet(alpha +
+    counts)`` and, at every internal node, the branch probabilities ``~ Dirichlet(beta +
+    counts below each child)`` (the conditionals are conjugate once the labels are complete).
+    The cost of a sweep is ``O(nodes x classes)``, whatever the pool size.
+
+    Parameters
+    ----------
+    parent, leaves, labelled, unlabelled, alpha, beta
+        As in :func:`dirichlet_tree_em`; ``beta[y, c] > 0`` for every non-root node.
+    start : numpy.ndarray
+        ``(K, C)`` response of the unlabelled items at which the chain starts.
+    n_sweeps : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    response : numpy.ndarray
+        ``(n_sweeps, K, C)``: the posterior label distribution of an unlabelled item of each
+        leaf, ``theta[y] psi[y, k]`` normalised over ``y``, after each sweep.
+    theta : numpy.ndarray
+        ``(n_sweeps, C)``.
+
+    Notes
+    -----
+    With many unlabelled items per label the chain moves slowly (the imputed labels outweigh
+    the observed ones); run several chains and check ``rhat`` and ``ess``.
+    """
+    parent = np.asarray(parent, dtype=np.intp)
+    leaves = np.asarray(leaves, dtype=np.intp)
+    labelled = np.asarray(labelled, dtype=float)
+    unlabelled = np.asarray(unlabelled, dtype=np.int64)
+    n_leaves, n_classes = labelled.shape
+    paths = _paths(parent, leaves)  # (K, depth), padded with the sentinel node n_nodes
+    flat = paths.ravel()
+    children = parent[1:]
+    n_nodes = parent.size
+    response = np.asarray(start, dtype=float)
+    responses = np.empty((n_sweeps, n_leaves, n_classes))
+    thetas = np.empty((n_sweeps, n_classes))
+    tiny = np.finfo(float).tiny
+    log_branch = np.zeros(n_nodes + 1)  # the sentinel keeps log 1 = 0
+    for sweep in range(n_sweeps):
+        if n_classes == 2:
+            positives = rng.binomial(unlabelled, response[:, 1])
+            imputed = np.stack([unlabelled - positives, positives], axis=1)
+        else:
+            imputed = rng.multinomial(unlabelled, response)
+        counts = labelled + imputed
+        theta = rng.dirichlet(alpha + counts.sum(axis=0))
+        log_psi = np.empty((n_leaves, n_classes))
+        for y in range(n_classes):
+            # counts below each node, then a Dirichlet draw at every internal node at once
+            # (normalised gammas; a draw can underflow to 0 for tiny concentrations)
+            node_counts = np.bincount(
+                flat, weights=np.repeat(counts[:, y], paths.shape[1]), minlength=n_nodes + 1
+            )
+            gammas = np.maximum(rng.standard_gamma(beta[y, 1:] + node_counts[1:n_nodes]), tiny)
+            totals = np.bincount(children, weights=gammas, minlength=n_nodes)
+            log_branch[1:n_nodes] = np.log(gammas) - np.log(totals[children])
+            log_psi[:, y] = log_branch[paths].sum(axis=1)
+        joint = np.exp(log_psi - log_psi.max(axis=1, keepdims=True)) * theta  # (K, C)
+        response = joint / joint.sum(axis=1, keepdims=True)
+        responses[sweep], thetas[sweep] = response, theta
+    return responses, thetas

@@ -12,10 +12,14 @@ these functions is called, so importing this package stays cheap. Model cards li
   partially pooled within each segment, for designs with many small strata (Webber 2013, §4.4).
 """
 
+from bayeval.models.dirichlet_tree import BoundTree, DirichletTree
 from bayeval.models.hierarchical import hierarchical_yields_model, sample_hierarchical_yields
 from bayeval.models.segment_yields import SEGMENTS, sample_segment_yields, segment_yields_model
 
 __all__ = [
+    # the Dirichlet-tree oracle model of adaptive importance sampling
+    "BoundTree",
+    "DirichletTree",
     # independent stratum prevalences (conjugate; the exact engine's twin)
     "SEGMENTS",
     "segment_yields_model",

@@ -1,0 +1,22 @@
+"""Samplers that choose which items to label, under one ask/tell protocol.
+
+=================  =====================================================================
+``Passive``        uniform draws with replacement
+``Stratified``     strata by score, proportional or Neyman allocation, without replacement
+``StaticIS``       importance sampling from Proposition 4's proposal built from the scores
+``OASIS``          stratified adaptive importance sampling (Marchant & Rubinstein 2017)
+``AIS``            adaptive importance sampling with a Dirichlet-tree oracle model (2021)
+=================  =====================================================================
+
+Every sampler has ``ask(n)`` (ids of ``n`` new items to label), ``tell(ids, labels)`` and
+``estimate()`` (an :class:`Estimate`). :func:`bayeval.evaluate` drives the loop with an oracle.
+"""
+
+from bayeval.sampling.ais import AIS
+from bayeval.sampling.base import Sampler
+from bayeval.sampling.estimate import Estimate
+from bayeval.sampling.passive import Passive
+from bayeval.sampling.run import Run, evaluate
+from bayeval.sampling.static import StaticIS
+
+__all__ = ["AIS", "Estimate", "Passive", "Run", "Sampler", "StaticIS", "evaluate"]

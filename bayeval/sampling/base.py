@@ -1,0 +1,296 @@
+"""The ask/tell protocol shared by every sampler, and the importance-sampling estimator."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+from bayeval._validation import check_int, check_rng
+from bayeval.sampling._target import Target
+from bayeval.sampling.estimate import Estimate
+
+__all__ = ["Sampler"]
+
+
+class Sampler(ABC):
+    """Base class of the samplers: choose items to label (``ask``), record labels (``tell``).
+
+    A *stage* is the items of one or more ``ask`` calls until all of them are told; the
+    proposal (or allocation) is updated when a stage is complete, from the labels alone. The
+    budget counts distinct items: importance samplers draw with replacement, and a draw of an
+    item already labelled (or already asked for) is recorded without asking again.
+
+    Parameters
+    ----------
+    pool : bayeval.Pool
+    measure : bayeval.measures.Measure
+        A binary-label measure; with several systems in the pool it is applied to each.
+    batch_size : int, default 50
+        Items per stage when :meth:`ask` is called without ``n`` (and in
+        :func:`bayeval.evaluate`).
+    rng : int, numpy.random.Generator or None
+    """
+
+    method: ClassVar[str] = "sampler"
+
+    def __init__(self, pool: Any, measure: Any, *, batch_size: int = 50, rng: Any = None):
+        self.target = Target(pool, measure)
+        self.pool, self.measure = pool, measure
+        self.batch_size = check_int(batch_size, "batch_size", minimum=1)
+        self._rng = check_rng(rng)
+        self._labels: dict[int, int] = {}
+        self._pending: set[int] = set()
+        self.stage = 0
+
+    # -- the protocol --------------------------------------------------------------------------
+    @property
+    def labels_used(self) -> int:
+        """Distinct items labelled so far."""
+        return len(self._labels)
+
+    @property
+    def pending(self) -> np.ndarray:
+        """Ids asked for and not yet told."""
+        return self._ids(np.array(sorted(self._pending), dtype=np.int64))
+
+    def ask(self, n: int | None = None) -> np.ndarray:
+        """Choose ``n`` new items to label.
+
+        Parameters
+        ----------
+        n : int, optional
+            Number of distinct, not yet labelled items wanted; default ``batch_size``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Their pool ids, in the order drawn.
+
+        Raises
+        ------
+        ValueError
+            If ``n`` is not a positive integer or exceeds the items the sampler can still draw.
+        """
+        n = self.batch_size if n is None else check_int(n, "n", minimum=1)
+        available = self._available()
+        if n > available:
+            raise ValueError(
+                f"`n` must be at most {available}, the items {self.method} can still draw "
+                f"(pool of {self.pool.size}, {self.labels_used} labelled, {len(self._pending)} "
+                f"pending); got {n}."
+            )
+        positions = self._ask(n)
+        self._pending.update(int(p) for p in positions)
+        return self._ids(positions)
+
+    def tell(self, ids: Any, labels: Any) -> None:
+        """Record the labels of items returned by :meth:`ask`.
+
+        Parameters
+        ----------
+        ids : array_like
+            Pool ids, each pending (asked and not yet told), without repeats.
+        labels : array_like of {0, 1}
+            One label per id (booleans allowed).
+
+        Raises
+        ------
+        ValueError
+            For unknown ids, ids never asked or already labelled, repeated ids, labels outside
+            ``{0, 1}``, or lengths that differ. Nothing is recorded when an error is raised.
+        """
+        positions = np.atleast_1d(self.pool.positions(ids)).astype(np.int64)
+        values = _binary_labels(labels)
+        if values.shape != positions.shape:
+            raise ValueError(
+                f"`labels` must have one label per id: {positions.size} ids, {values.size} labels."
+            )
+        unique, counts = np.unique(positions, return_counts=True)
+        if (counts > 1).any():
+            dup = self._ids(unique[counts > 1][:5])
+            raise ValueError(f"`ids` must not repeat an item; repeated: {list(dup)}.")
+        for p in positions:
+            if int(p) not in self._pending:
+                state = "is already labelled" if int(p) in self._labels else "was never asked"
+                raise ValueError(
+                    f"`ids` must be pending items returned by ask(); id {self._ids(p)!r} {state}."
+                )
+        for p, y in zip(positions, values, strict=True):
+            self._pending.discard(int(p))
+            self._labels[int(p)] = int(y)
+        self._on_labels(positions, values)
+        if not self._pending:
+            self.stage += 1
+            self._update()
+
+    def estimate(self) -> Estimate:
+        """Estimate the measure from the labels of every complete stage (see the class notes).
+
+        Raises
+        ------
+        ValueError
+            Before any label is told.
+        """
+        if not self._labels:
+            raise ValueError("estimate() needs labels: ask() for items and tell() their labels.")
+        return self._estimate()
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _ids(self, positions):
+        if self.pool.has_default_ids:
+            return positions
+        return self.pool.ids[positions]
+
+    def _label_array(self, positions: np.ndarray) -> np.ndarray:
+        return np.fromiter((self._labels[int(p)] for p in positions), np.int8, positions.size)
+
+    def _labelled_positions(self) -> np.ndarray:
+        return np.fromiter(self._labels, np.int64, len(self._labels))
+
+    def _taken(self) -> np.ndarray:
+        """Sorted positions of items labelled or pending."""
+        return np.sort(np.fromiter([*self._labels, *self._pending], np.int64))
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(pool={self.pool!r}, measure={self.measure!r}, "
+            f"labels_used={self.labels_used})"
+        )
+
+    # -- what samplers define ------------------------------------------------------------------
+    @abstractmethod
+    def _available(self) -> int:
+        """Items that :meth:`ask` could still return."""
+
+    @abstractmethod
+    def _ask(self, n: int) -> np.ndarray:
+        """Positions of ``n`` new items (distinct, not labelled, not pending)."""
+
+    def _on_labels(self, positions: np.ndarray, labels: np.ndarray) -> None:  # noqa: B027
+        """React to labels just recorded (a hook; nothing by default)."""
+
+    def _update(self) -> None:  # noqa: B027
+        """React to a complete stage (a hook; nothing by default)."""
+
+    @abstractmethod
+    def _estimate(self) -> Estimate:
+        """Estimate from the labels so far."""
+
+
+class ImportanceSampler(Sampler):
+    """Samplers that draw with replacement from a proposal ``q`` and weight by ``p / q``.
+
+    Subclasses define ``_draw(k)`` -> ``(positions, q)`` (``k`` i.i.d. draws from the current
+    proposal and each item's probability under it), ``_probability(positions, labels)`` (the
+    probability of labelled items under the *current* proposal, ``q_N`` of §3.3.2) and
+    ``_available``.
+    """
+
+    def __init__(self, pool, measure, *, batch_size=50, rng=None):
+        super().__init__(pool, measure, batch_size=batch_size, rng=rng)
+        self._draw_pos: list[np.ndarray] = []
+        self._draw_q: list[np.ndarray] = []
+        self._complete = 0  # draws of complete stages
+
+    @abstractmethod
+    def _draw(self, k: int) -> tuple[np.ndarray, np.ndarray]: ...
+
+    @abstractmethod
+    def _probability(self, positions: np.ndarray, labels: np.ndarray) -> np.ndarray: ...
+
+    def _ask(self, n: int) -> np.ndarray:
+        new: list[int] = []
+        seen = set(self._labels) | self._pending
+        while len(new) < n:
+            # draw in blocks of the number still wanted; keep every draw up to the n-th new item
+            positions, q = self._draw(max(n - len(new), 1))
+            cut = positions.size
+            for i, p in enumerate(positions):
+                p = int(p)
+                if p not in seen:
+                    seen.add(p)
+                    new.append(p)
+                    if len(new) == n:
+                        cut = i + 1
+                        break
+            self._draw_pos.append(positions[:cut])
+            self._draw_q.append(q[:cut])
+        return np.array(new, dtype=np.int64)
+
+    def _update(self) -> None:
+        self._complete = sum(p.size for p in self._draw_pos)
+        self._adapt()
+
+    def _adapt(self) -> None:
+        """Update the proposal after a complete stage (a hook; nothing by default)."""
+
+    def _draws(self) -> tuple[np.ndarray, np.ndarray]:
+        """Positions and proposal probabilities of the draws of complete stages."""
+        if not self._draw_pos:
+            return np.empty(0, np.int64), np.empty(0)
+        pos = np.concatenate(self._draw_pos)[: self._complete]
+        q = np.concatenate(self._draw_q)[: self._complete]
+        return pos, q
+
+    def _estimate(self) -> Estimate:
+        pos, q = self._draws()
+        if pos.size == 0:
+            raise ValueError(
+                "estimate() needs a complete stage: tell the labels of every item asked."
+            )
+        labels = self._label_array(pos)
+        losses = self.target.loss(pos, labels)  # (N, D)
+        M, N = self.pool.size, pos.size
+        w = 1.0 / (M * q)
+        R = (w[:, None] * losses).mean(axis=0)  # Eq. 1
+        G = self.target.g(R)
+        # Section 3.3.2: Sigma = J (mean of p^2 l l^T / (q_N q_{j-1}) - R R^T) J^T, cov = Sigma/N
+        # items whose loss is zero add nothing (and may have q_N = 0: the proposal ignores them)
+        q_now = self._probability(pos, labels)
+        w_now = np.divide(1.0, M * q_now, out=np.zeros(N), where=q_now > 0)
+        second = np.einsum("n,ni,nj->ij", w * w_now, losses, losses) / N
+        J = self.target.jacobian(R)
+        cov = _psd(J @ (second - np.outer(R, R)) @ J.T) / N
+        return Estimate(
+            outputs=self.target.outputs,
+            value=G,
+            R=R,
+            covariance=cov,
+            labels_used=len(set(pos.tolist())),
+            n_samples=N,
+            df=N - 1,
+            method=self.method,
+            posterior=self._posterior_factory(),
+        )
+
+    def _posterior_factory(self):
+        return None
+
+
+def _psd(matrix: np.ndarray) -> np.ndarray:
+    """Symmetrise a covariance and clip its negative eigenvalues.
+
+    The plug-in ``q_N`` can make eigenvalues slightly negative; NaN entries (undefined
+    outputs) are kept.
+    """
+    if not np.isfinite(matrix).all():
+        return (matrix + matrix.T) / 2
+    vals, vecs = np.linalg.eigh((matrix + matrix.T) / 2)
+    return (vecs * np.maximum(vals, 0.0)) @ vecs.T
+
+
+def _binary_labels(labels: Any) -> np.ndarray:
+    arr = np.atleast_1d(np.asarray(labels))
+    if arr.dtype == bool:
+        return arr.astype(np.int8)
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"`labels` must be 0/1 (or booleans); got {labels!r}.")
+    bad = (arr != 0) & (arr != 1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"`labels` must contain only 0 and 1 (binary classes); entry {i} is {arr[i]!r}."
+        )
+    return arr.astype(np.int8)

@@ -1,0 +1,153 @@
+"""Drive a sampler's ask/tell loop with an oracle until the label budget is spent."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bayeval._validation import check_choice, check_int, check_prob
+from bayeval.sampling.base import Sampler
+from bayeval.sampling.estimate import Estimate
+
+__all__ = ["Run", "evaluate"]
+
+SAMPLERS = ("ais", "passive", "static_is")
+
+
+@dataclass(frozen=True)
+class Run:
+    """The outcome of :func:`evaluate`.
+
+    Attributes
+    ----------
+    sampler : Sampler
+        The sampler, with every label (it can go on: ``run.sampler.ask(...)``).
+    estimate : Estimate
+        The final estimate.
+    history : xarray.Dataset
+        ``estimate``, ``lower``, ``upper`` (the ``prob`` confidence interval) and ``se`` over
+        dims ``labels`` (labels used after each stage) and ``output``.
+    """
+
+    sampler: Sampler
+    estimate: Estimate
+    history: Any
+
+
+def evaluate(
+    pool: Any,
+    measure: Any,
+    oracle: Any,
+    budget: int,
+    sampler: str | Sampler = "ais",
+    *,
+    batch_size: int = 50,
+    prob: float = 0.95,
+    rng: Any = None,
+    progress: Callable[[int, Estimate], None] | None = None,
+    **sampler_options: Any,
+) -> Run:
+    """Label ``budget`` items chosen by a sampler and estimate ``measure`` after every stage.
+
+    Parameters
+    ----------
+    pool : bayeval.Pool
+    measure : bayeval.measures.Measure
+    oracle : array_like, callable or bayeval.oracles.Oracle
+        The true labels of every pool item (in pool order), a function from an array of ids
+        to their 0/1 labels, or an oracle over pool positions.
+    budget : int
+        Distinct items to label, at most the pool size.
+    sampler : {"ais", "passive", "static_is"} or Sampler, default "ais"
+        A name (built with ``sampler_options``, ``batch_size`` and ``rng``) or a sampler.
+    batch_size : int, default 50
+        Items per stage (the last stage may be smaller, to end at ``budget``).
+    prob : float, default 0.95
+        Probability of the intervals in ``history``.
+    rng : int or numpy.random.Generator, optional
+    progress : callable, optional
+        Called as ``progress(labels_used, estimate)`` after every stage.
+    **sampler_options
+        Passed to the sampler's constructor.
+
+    Returns
+    -------
+    Run
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import bayeval as be
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.random(5000) < 0.05
+    >>> scores = np.where(truth, rng.beta(5, 2, 5000), rng.beta(1, 8, 5000))
+    >>> run = be.evaluate(be.Pool(scores), be.measures.Precision(), truth, budget=200,
+    ...                   sampler="static_is", rng=0)
+    >>> run.history.sizes["labels"], run.estimate.labels_used
+    (4, 200)
+    """
+    from bayeval.sampling import AIS, Passive, StaticIS
+
+    budget = check_int(budget, "budget", minimum=1)
+    prob = check_prob(prob)
+    if budget > pool.size:
+        raise ValueError(f"`budget` must be at most the pool size ({pool.size}); got {budget}.")
+    if isinstance(sampler, Sampler):
+        if sampler_options:
+            raise ValueError(
+                "`sampler_options` apply only when `sampler` is a name; got a Sampler and "
+                f"{sorted(sampler_options)}."
+            )
+        instance = sampler
+    else:
+        name = check_choice(sampler, SAMPLERS, "sampler")
+        cls = {"ais": AIS, "passive": Passive, "static_is": StaticIS}[name]
+        instance = cls(pool, measure, batch_size=batch_size, rng=rng, **sampler_options)
+    label = _labeller(oracle, pool)
+    rows, stages = [], []
+    while instance.labels_used < budget:
+        ids = instance.ask(min(batch_size, budget - instance.labels_used))
+        instance.tell(ids, label(ids))
+        est = instance.estimate()
+        ci = est.interval(prob)
+        rows.append((est.value, ci["lower"].values, ci["upper"].values, est.standard_error))
+        stages.append(instance.labels_used)
+        if progress is not None:
+            progress(instance.labels_used, est)
+    return Run(instance, est, _history(rows, stages, est.outputs, prob))
+
+
+def _labeller(oracle: Any, pool: Any) -> Callable[[np.ndarray], np.ndarray]:
+    from bayeval.oracles import Oracle
+
+    if isinstance(oracle, Oracle):
+        return lambda ids: oracle.label(pool.positions(ids))
+    if callable(oracle):
+        return lambda ids: np.asarray(oracle(ids))
+    truth = np.asarray(oracle)
+    if truth.shape != (pool.size,):
+        raise ValueError(
+            f"`oracle` given as labels must hold one label per pool item ({pool.size}); got "
+            f"shape {truth.shape}."
+        )
+    return lambda ids: truth[pool.positions(ids)]
+
+
+def _history(rows, stages, outputs, prob):
+    import xarray as xr
+
+    value, lower, upper, se = (np.array(col) for col in zip(*rows, strict=True))
+    dims = ("labels", "output")
+    return xr.Dataset(
+        {
+            "estimate": (dims, value),
+            "lower": (dims, lower),
+            "upper": (dims, upper),
+            "se": (dims, se),
+        },
+        coords={"labels": stages, "output": list(outputs)},
+        attrs={"prob": prob, "interval": "confidence"},
+    )

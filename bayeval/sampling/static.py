@@ -1,0 +1,114 @@
+"""Static importance sampling with the proposal of Proposition 4 built from the scores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from bayeval.sampling._cells import score_cells
+from bayeval.sampling._proposal import cell_weights, model_R, pattern_norms
+from bayeval.sampling.base import ImportanceSampler
+
+__all__ = ["StaticIS"]
+
+
+class StaticIS(ImportanceSampler):
+    """Importance sampling from one proposal, computed from the classifier scores (Remark 4).
+
+    The proposal is Proposition 4's for a deterministic oracle, with the scores read as the
+    oracle response: an item of cell ``c`` (a score stratum and loss pattern) has weight
+    ``sum_y s(y | c) max(||J loss(c, y)||, epsilon0 1{loss != 0})``, where ``s(1 | c)`` is
+    the mean score of the cell (the logistic of scores outside [0, 1]) and ``J`` is the
+    Jacobian of ``g`` at the mean loss those scores predict. It is never updated.
+
+    Parameters
+    ----------
+    pool, measure, batch_size, rng
+        See :class:`bayeval.sampling.Sampler`.
+    strata : str or bayeval.strata.Strata, default "csf"
+        How the scores are cut into strata (the cells average scores within a stratum).
+    n_strata : int, default 256
+    epsilon0 : float, default 1e-3
+        Floor of the weight of items whose loss is not zero, so every item that matters can
+        be drawn (the support condition of Theorem 1).
+
+    References
+    ----------
+    .. [1] N. G. Marchant and B. I. P. Rubinstein. Needle in a haystack: label-efficient
+       evaluation under extreme class imbalance. KDD 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import bayeval as be
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.random(20_000) < 0.01
+    >>> scores = np.where(truth, rng.beta(6, 2, truth.size), rng.beta(1, 12, truth.size))
+    >>> f1 = be.measures.FScore()
+    >>> sampler = be.sampling.StaticIS(be.Pool(scores), f1, rng=0)
+    >>> for _ in range(10):
+    ...     ids = sampler.ask(50)
+    ...     sampler.tell(ids, truth[ids])
+    >>> ci = sampler.estimate().interval(0.95)
+    >>> ci["estimate"].values.round(3), ci["lower"].values.round(3), ci["upper"].values.round(3)
+    (array([0.932]), array([0.868]), array([0.995]))
+    >>> f1.value(truth, predictions=scores >= 0.5).round(3)      # the truth
+    array([0.935])
+    """
+
+    method = "static_is"
+
+    def __init__(
+        self,
+        pool: Any,
+        measure: Any,
+        *,
+        strata: Any = "csf",
+        n_strata: int = 256,
+        epsilon0: float = 1e-3,
+        batch_size: int = 50,
+        rng: Any = None,
+    ):
+        super().__init__(pool, measure, batch_size=batch_size, rng=rng)
+        if self.target.table is None:
+            raise ValueError(_NO_PATTERNS.format(name=type(self).__name__, measure=measure))
+        self.epsilon0 = _check_epsilon(epsilon0)
+        self.strata, self.cells, self.prior = score_cells(self.target, strata, n_strata)
+        cells, table = self.cells, self.target.table
+        R0 = model_R(
+            table, cells.pattern, cells.sizes, self.prior, np.zeros((cells.n_cells, 2)), pool.size
+        )
+        norms = pattern_norms(table, self.target.jacobian(R0), self.epsilon0)
+        weight = cell_weights(norms, cells.pattern, self.prior)
+        mass = weight * cells.sizes
+        self._item_q = weight / mass.sum()  # probability of one item of each cell
+        self._cell_p = mass / mass.sum()
+
+    def _available(self) -> int:
+        drawable = self._item_q[self.cells.cell_of[self._taken()]] > 0
+        return int(self.cells.sizes[self._item_q > 0].sum() - drawable.sum())
+
+    def _draw(self, k):
+        c = self._rng.choice(self.cells.n_cells, size=k, p=self._cell_p)
+        return self.cells.draw(c, self._rng), self._item_q[c]
+
+    def _probability(self, positions, labels):
+        return self._item_q[self.cells.cell_of[positions]]
+
+
+_NO_PATTERNS = (
+    "{name} needs a measure whose loss takes finitely many values per item (classification "
+    "measures of predictions, PrecisionRecallCurve); {measure!r} varies with each score. "
+    "Use Passive or Stratified."
+)
+
+
+def _check_epsilon(value: Any, name: str = "epsilon0") -> float:
+    try:
+        eps = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be a positive number; got {value!r}.") from None
+    if not np.isfinite(eps) or eps <= 0:
+        raise ValueError(f"`{name}` must be a positive number; got {value!r}.")
+    return eps
