@@ -40,7 +40,7 @@ class DirichletTree:
     prior_strength : float, default 2.0
         Pseudo-labels per leaf that the prior response (mean classifier score of the leaf)
         is worth; 0 for a prior that ignores the scores.
-    smoothing : float, default 10.0
+    smoothing : float, default 1.0
         Concentration added at every branch: pulls siblings towards equal shares, i.e. shares
         strength between neighbouring strata. Must be positive.
     engine : {"exact", "pymc"}, default "exact"
@@ -70,7 +70,7 @@ class DirichletTree:
     depth: int = 8
     branching: int = 2
     prior_strength: float = 2.0
-    smoothing: float = 10.0
+    smoothing: float = 1.0
     engine: Literal["exact", "pymc"] = "exact"
 
     def __post_init__(self):

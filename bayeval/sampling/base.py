@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from bayeval._validation import check_int, check_rng
+from bayeval._validation import check_choice, check_int, check_rng
 from bayeval.sampling._target import Target
 from bayeval.sampling.estimate import Estimate
 
@@ -125,8 +125,20 @@ class Sampler(ABC):
             self.stage += 1
             self._update()
 
-    def estimate(self) -> Estimate:
+    def estimate(self, *, variance: Literal["martingale", "paper"] = "martingale") -> Estimate:
         """Estimate the measure from the labels of every complete stage (see the class notes).
+
+        Parameters
+        ----------
+        variance : {"martingale", "paper"}, default "martingale"
+            For importance samplers, how ``Sigma`` of Theorem 2 is estimated. ``"martingale"``:
+            the sample covariance of the weighted losses ``w_j loss_j`` (it estimates the mean
+            conditional variance of the draws actually made). ``"paper"``: §3.3.2 of
+            Marchant & Rubinstein (2021), which replaces one weight by ``p / q_N`` with the
+            latest proposal ``q_N``; it estimates the asymptotic variance *of the latest
+            proposal*, so it is too small while early, poorer proposals still weigh in (with
+            a deterministic oracle the optimal proposal has zero variance). Ignored by samplers
+            that are not importance samplers.
 
         Raises
         ------
@@ -135,7 +147,8 @@ class Sampler(ABC):
         """
         if not self._labels:
             raise ValueError("estimate() needs labels: ask() for items and tell() their labels.")
-        return self._estimate()
+        check_choice(variance, ("martingale", "paper"), "variance")
+        return self._estimate(variance)
 
     # -- helpers -------------------------------------------------------------------------------
     def _ids(self, positions):
@@ -175,7 +188,7 @@ class Sampler(ABC):
         """React to a complete stage (a hook; nothing by default)."""
 
     @abstractmethod
-    def _estimate(self) -> Estimate:
+    def _estimate(self, variance: str) -> Estimate:
         """Estimate from the labels so far."""
 
 
@@ -234,7 +247,7 @@ class ImportanceSampler(Sampler):
         q = np.concatenate(self._draw_q)[: self._complete]
         return pos, q
 
-    def _estimate(self) -> Estimate:
+    def _estimate(self, variance: str) -> Estimate:
         pos, q = self._draws()
         if pos.size == 0:
             raise ValueError(
@@ -246,13 +259,17 @@ class ImportanceSampler(Sampler):
         w = 1.0 / (M * q)
         R = (w[:, None] * losses).mean(axis=0)  # Eq. 1
         G = self.target.g(R)
-        # Section 3.3.2: Sigma = J (mean of p^2 l l^T / (q_N q_{j-1}) - R R^T) J^T, cov = Sigma/N
-        # items whose loss is zero add nothing (and may have q_N = 0: the proposal ignores them)
-        q_now = self._probability(pos, labels)
-        w_now = np.divide(1.0, M * q_now, out=np.zeros(N), where=q_now > 0)
-        second = np.einsum("n,ni,nj->ij", w * w_now, losses, losses) / N
+        if variance == "martingale":
+            centred = w[:, None] * losses - R
+            V = centred.T @ centred / max(N - 1, 1)
+        else:
+            # Section 3.3.2: mean of p^2 l l^T / (q_N q_{j-1}) - R R^T; items whose loss is
+            # zero add nothing (and may have q_N = 0: the proposal ignores them)
+            q_now = self._probability(pos, labels)
+            w_now = np.divide(1.0, M * q_now, out=np.zeros(N), where=q_now > 0)
+            V = np.einsum("n,ni,nj->ij", w * w_now, losses, losses) / N - np.outer(R, R)
         J = self.target.jacobian(R)
-        cov = _psd(J @ (second - np.outer(R, R)) @ J.T) / N
+        cov = _psd(J @ V @ J.T) / N  # Theorem 2: Sigma = J V J^T, and Cov(G_hat) = Sigma / N
         return Estimate(
             outputs=self.target.outputs,
             value=G,

@@ -38,7 +38,7 @@ class Passive(ImportanceSampler):
     ...     ids = sampler.ask(50)
     ...     sampler.tell(ids, truth[ids])
     >>> sampler.estimate()
-    Estimate(passive: accuracy=0.7; labels_used=200)
+    Estimate(passive: accuracy=0.7465; labels_used=200)
     """
 
     method = "passive"

@@ -52,7 +52,7 @@ class StaticIS(ImportanceSampler):
     ...     sampler.tell(ids, truth[ids])
     >>> ci = sampler.estimate().interval(0.95)
     >>> ci["estimate"].values.round(3), ci["lower"].values.round(3), ci["upper"].values.round(3)
-    (array([0.932]), array([0.868]), array([0.995]))
+    (array([0.932]), array([0.868]), array([0.996]))
     >>> f1.value(truth, predictions=scores >= 0.5).round(3)      # the truth
     array([0.935])
     """
