@@ -43,9 +43,10 @@ class DirichletTree:
     smoothing : float, default 1.0
         Concentration added at every branch: pulls siblings towards equal shares, i.e. shares
         strength between neighbouring strata. Must be positive.
-    engine : {"exact", "pymc"}, default "exact"
-        How :meth:`BoundTree.posterior` draws: data augmentation aggregated by leaf (numpy),
-        or NUTS on the model with unlabelled items marginalised per leaf.
+    engine : {"exact"}, default "exact"
+        How :meth:`BoundTree.posterior` draws: data augmentation aggregated by leaf (numpy).
+        ``"pymc"`` (NUTS with unlabelled items marginalised per leaf) is planned and refused
+        for now.
 
     Notes
     -----
@@ -83,6 +84,11 @@ class DirichletTree:
                 allowed = "a number >= 0" if low == 0.0 else "a positive number"
                 raise ValueError(f"`{name}` must be {allowed}; got {value!r}.")
         check_choice(self.engine, ("exact", "pymc"), "engine")
+        if self.engine == "pymc":
+            raise NotImplementedError(
+                "DirichletTree(engine='pymc') is not built yet; use engine='exact' (see "
+                "models/dirichlet_tree/spec.md)."
+            )
 
     @property
     def n_leaves(self) -> int:
@@ -182,12 +188,6 @@ class BoundTree:
         tune = check_int(tune, "tune", minimum=0)
         labelled = np.asarray(labelled, dtype=float)
         unlabelled = np.asarray(unlabelled, dtype=np.int64)
-        if self.spec.engine == "pymc":
-            from bayeval.models.dirichlet_tree_pymc import sample_dirichlet_tree
-
-            return sample_dirichlet_tree(
-                self, labelled, unlabelled, chains=chains, draws=draws, tune=tune, rng=rng
-            )
         rng = check_rng(rng)
         start = self.mode(labelled, unlabelled).response
         resp = np.empty((chains, draws, self.tree.n_leaves))

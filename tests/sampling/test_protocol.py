@@ -120,3 +120,14 @@ def test_explicit_ids_round_trip():
     assert asked.dtype.kind == "U" and set(asked) <= set(ids)
     sampler.tell(asked, [truth[i] for i in asked])
     assert sampler.labels_used == 10
+
+
+def test_dirichlet_tree_options_are_checked():
+    with pytest.raises(NotImplementedError, match="engine='pymc'"):
+        DirichletTree(engine="pymc")
+    with pytest.raises(ValueError, match="`smoothing` must be a positive number; got 0"):
+        DirichletTree(smoothing=0)
+    with pytest.raises(ValueError, match="`prior_strength` must be a number >= 0"):
+        DirichletTree(prior_strength=-1)
+    with pytest.raises(ValueError, match="`depth` must be an integer >= 1"):
+        DirichletTree(depth=0)
