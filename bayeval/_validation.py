@@ -106,3 +106,13 @@ def check_int(value: Any, name: str, *, minimum: int) -> int:
     if value < minimum:
         raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
     return int(value)
+
+
+def check_nonnegative(value: Any, name: str) -> float:
+    """Return ``value`` as a finite float ``>= 0``; booleans and strings are refused."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
+        raise ValueError(f"`{name}` must be a number >= 0; got {value!r}.")
+    number = float(value)
+    if not math.isfinite(number) or number < 0:
+        raise ValueError(f"`{name}` must be a number >= 0; got {value!r}.")
+    return number

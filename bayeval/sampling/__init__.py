@@ -15,8 +15,20 @@ Every sampler has ``ask(n)`` (ids of ``n`` new items to label), ``tell(ids, labe
 from bayeval.sampling.ais import AIS
 from bayeval.sampling.base import Sampler
 from bayeval.sampling.estimate import Estimate
+from bayeval.sampling.oasis import OASIS
 from bayeval.sampling.passive import Passive
 from bayeval.sampling.run import Run, evaluate
 from bayeval.sampling.static import StaticIS
+from bayeval.sampling.stratified import Stratified
 
-__all__ = ["AIS", "Estimate", "Passive", "Run", "Sampler", "StaticIS", "evaluate"]
+__all__ = [
+    "AIS",
+    "Estimate",
+    "OASIS",
+    "Passive",
+    "Run",
+    "Sampler",
+    "StaticIS",
+    "Stratified",
+    "evaluate",
+]

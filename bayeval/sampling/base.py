@@ -250,9 +250,7 @@ class ImportanceSampler(Sampler):
     def _estimate(self, variance: str) -> Estimate:
         pos, q = self._draws()
         if pos.size == 0:
-            raise ValueError(
-                "estimate() needs a complete stage: tell the labels of every item asked."
-            )
+            raise ValueError(NEEDS_STAGE)
         labels = self._label_array(pos)
         losses = self.target.loss(pos, labels)  # (N, D)
         M, N = self.pool.size, pos.size
@@ -284,6 +282,9 @@ class ImportanceSampler(Sampler):
 
     def _posterior_factory(self):
         return None
+
+
+NEEDS_STAGE = "estimate() needs a complete stage: tell the labels of every item asked."
 
 
 def _psd(matrix: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from bayeval.sampling.estimate import Estimate
 
 __all__ = ["Run", "evaluate"]
 
-SAMPLERS = ("ais", "passive", "static_is")
+SAMPLERS = ("ais", "oasis", "passive", "static_is", "stratified")
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def evaluate(
         to their 0/1 labels, or an oracle over pool positions.
     budget : int
         Distinct items to label, at most the pool size.
-    sampler : {"ais", "passive", "static_is"} or Sampler, default "ais"
+    sampler : {"ais", "oasis", "passive", "static_is", "stratified"} or Sampler, default "ais"
         A name (built with ``sampler_options``, ``batch_size`` and ``rng``) or a sampler.
     batch_size : int, default 50
         Items per stage (the last stage may be smaller, to end at ``budget``).
@@ -89,7 +89,7 @@ def evaluate(
     >>> run.history.sizes["labels"], run.estimate.labels_used
     (4, 200)
     """
-    from bayeval.sampling import AIS, Passive, StaticIS
+    from bayeval.sampling import AIS, OASIS, Passive, StaticIS, Stratified
 
     budget = check_int(budget, "budget", minimum=1)
     prob = check_prob(prob)
@@ -104,7 +104,13 @@ def evaluate(
         instance = sampler
     else:
         name = check_choice(sampler, SAMPLERS, "sampler")
-        cls = {"ais": AIS, "passive": Passive, "static_is": StaticIS}[name]
+        cls = {
+            "ais": AIS,
+            "oasis": OASIS,
+            "passive": Passive,
+            "static_is": StaticIS,
+            "stratified": Stratified,
+        }[name]
         instance = cls(pool, measure, batch_size=batch_size, rng=rng, **sampler_options)
     label = _labeller(oracle, pool)
     rows, stages = [], []

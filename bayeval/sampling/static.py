@@ -10,10 +10,35 @@ from bayeval.sampling._cells import score_cells
 from bayeval.sampling._proposal import cell_weights, model_R, pattern_norms
 from bayeval.sampling.base import ImportanceSampler
 
-__all__ = ["StaticIS"]
+__all__ = ["CellIS", "StaticIS"]
 
 
-class StaticIS(ImportanceSampler):
+class CellIS(ImportanceSampler):
+    """Importance samplers whose proposal gives every item of a cell the same probability.
+
+    Subclasses set ``self.cells`` and call :meth:`_set_proposal`; a draw picks a cell by its
+    mass, then an item uniformly within it (labelled items included: a re-draw costs nothing).
+    """
+
+    def _set_proposal(self, weight: np.ndarray) -> None:
+        """Make the proposal of an item proportional to its cell's ``weight``."""
+        mass = weight * self.cells.sizes
+        self._item_q = weight / mass.sum()  # probability of one item of each cell
+        self._cell_p = mass / mass.sum()
+
+    def _available(self) -> int:
+        drawable = self._item_q[self.cells.cell_of[self._taken()]] > 0
+        return int(self.cells.sizes[self._item_q > 0].sum() - drawable.sum())
+
+    def _draw(self, k):
+        c = self._rng.choice(self.cells.n_cells, size=k, p=self._cell_p)
+        return self.cells.draw(c, self._rng), self._item_q[c]
+
+    def _probability(self, positions, labels):
+        return self._item_q[self.cells.cell_of[positions]]
+
+
+class StaticIS(CellIS):
     """Importance sampling from one proposal, computed from the classifier scores (Remark 4).
 
     The proposal is Proposition 4's for a deterministic oracle, with the scores read as the
@@ -80,21 +105,7 @@ class StaticIS(ImportanceSampler):
             table, cells.pattern, cells.sizes, self.prior, np.zeros((cells.n_cells, 2)), pool.size
         )
         norms = pattern_norms(table, self.target.jacobian(R0), self.epsilon0)
-        weight = cell_weights(norms, cells.pattern, self.prior)
-        mass = weight * cells.sizes
-        self._item_q = weight / mass.sum()  # probability of one item of each cell
-        self._cell_p = mass / mass.sum()
-
-    def _available(self) -> int:
-        drawable = self._item_q[self.cells.cell_of[self._taken()]] > 0
-        return int(self.cells.sizes[self._item_q > 0].sum() - drawable.sum())
-
-    def _draw(self, k):
-        c = self._rng.choice(self.cells.n_cells, size=k, p=self._cell_p)
-        return self.cells.draw(c, self._rng), self._item_q[c]
-
-    def _probability(self, positions, labels):
-        return self._item_q[self.cells.cell_of[positions]]
+        self._set_proposal(cell_weights(norms, cells.pattern, self.prior))
 
 
 _NO_PATTERNS = (

@@ -11,7 +11,7 @@ import pytest
 
 import bayeval as be
 from bayeval.models import DirichletTree
-from bayeval.sampling import AIS, Passive, StaticIS
+from bayeval.sampling import AIS, OASIS, Passive, StaticIS, Stratified
 
 M = 400
 GEN = np.random.default_rng(1)
@@ -27,6 +27,9 @@ MAKERS = {
     "static_is": lambda r: StaticIS(POOL, F1, n_strata=8, rng=r),
     "ais-mode": lambda r: AIS(POOL, F1, model=DirichletTree(depth=3), response="mode", rng=r),
     "ais": lambda r: AIS(POOL, F1, model=DirichletTree(depth=3), rng=r),
+    "oasis": lambda r: OASIS(POOL, F1, n_strata=8, rng=r),
+    "stratified": lambda r: Stratified(POOL, F1, n_strata=8, rng=r),
+    "stratified-neyman": lambda r: Stratified(POOL, F1, allocation="neyman", n_strata=8, rng=r),
 }
 
 
@@ -50,7 +53,9 @@ def test_mean_loss_estimate_is_unbiased(name):
     assert np.all(np.abs(R.mean(axis=0) - R_TRUE) < 4 * se), (R.mean(axis=0), R_TRUE, se)
 
 
-@pytest.mark.parametrize("name", ["passive", "static_is", "ais"])
+@pytest.mark.parametrize(
+    "name", ["passive", "static_is", "ais", "oasis", "stratified", "stratified-neyman"]
+)
 def test_variance_estimator_matches_the_empirical_variance(name):
     # the reported variance of G_hat against its variance over 300 seeded runs
     ests = _runs(MAKERS[name], 300, 8, batch=25)
@@ -62,7 +67,7 @@ def test_variance_estimator_matches_the_empirical_variance(name):
     assert 0.65 < reported / empirical < 1.35, (reported, empirical)
 
 
-@pytest.mark.parametrize("name", ["static_is", "ais"])
+@pytest.mark.parametrize("name", ["static_is", "ais", "oasis", "stratified", "stratified-neyman"])
 def test_confidence_intervals_cover(name):
     # reduced-size coverage study (200 labels of 400 items, 90% intervals, 200 runs)
     ests = _runs(MAKERS[name], 200, 8, batch=25)

@@ -5,7 +5,7 @@ import pytest
 
 import bayeval as be
 from bayeval.models import DirichletTree
-from bayeval.sampling import AIS, Passive, StaticIS
+from bayeval.sampling import AIS, OASIS, Passive, StaticIS, Stratified
 
 
 def _pool(n=300, seed=0, **kwargs):
@@ -19,6 +19,8 @@ SAMPLERS = [
     lambda pool: Passive(pool, be.measures.FScore(), rng=0),
     lambda pool: StaticIS(pool, be.measures.FScore(), n_strata=8, rng=0),
     lambda pool: AIS(pool, be.measures.FScore(), model=DirichletTree(depth=3), rng=0),
+    lambda pool: OASIS(pool, be.measures.FScore(), n_strata=8, rng=0),
+    lambda pool: Stratified(pool, be.measures.FScore(), n_strata=4, rng=0),
 ]
 
 
