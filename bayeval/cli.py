@@ -8,6 +8,8 @@ Examples
 ``bayeval curve --scores scores.txt --labels labels.txt --method paula --plot curve.png``
 ``bayeval curve --scores scores.txt --labels labels.txt --method adastrat --epsilon 0.03 --json``
 ``bayeval coverage --scenario legal --realizations 1000 --resamples 1000 --workers 2``
+``bayeval evaluate --pool febrl --measure f1 --budget 1000 --sampler ais``
+``bayeval evaluate --pool scored.csv --budget 200`` (asks for labels: no label column)
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from typing import Annotated
 import typer
 
 from bayeval.cli_coverage import coverage as _coverage_command
+from bayeval.cli_evaluate import HELP as _EVALUATE_HELP
+from bayeval.cli_evaluate import evaluate as _evaluate_command
 
 app = typer.Typer(
     help="Label-efficient, Bayesian evaluation: intervals from few labels.",
@@ -596,3 +600,4 @@ def _print_curve_table(result, rows, plot: Path | None) -> None:
 
 
 app.command(name="coverage")(_coverage_command)
+app.command(name="evaluate", help=_EVALUATE_HELP)(_evaluate_command)

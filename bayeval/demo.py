@@ -1,4 +1,4 @@
-"""The ``make demo`` walk-through: intervals from a stratified sample of a real scored pool.
+"""The ``bayeval demo`` walk-through: intervals from a stratified sample of a real scored pool.
 
 The bundled FEBRL pool (:func:`bayeval.datasets.load_febrl_pairs`) has every record pair scored
 by a classifier and a known true label, so the true recall, precision and F1 of its predictions

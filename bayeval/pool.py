@@ -98,7 +98,7 @@ def _check_ids(ids: Any, size: int) -> tuple[np.ndarray, np.ndarray | None]:
                 j = same[0]
                 first, second = sorted((int(idx[j]), int(idx[j + 1])))
                 raise ValueError(
-                    f"`ids` must be unique; id {run[j].item()!r} appears at positions {first} "
+                    f"`ids` must be unique; id {_scalar(run[j])!r} appears at positions {first} "
                     f"and {second}."
                 )
     return arr, order
@@ -471,8 +471,13 @@ def _is_default_index(index: Any) -> bool:
     return isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
 
 
+def _scalar(value: Any) -> Any:
+    """Return a numpy scalar as a Python one (object arrays hold Python objects already)."""
+    return value.item() if hasattr(value, "item") else value
+
+
 def _raise_unknown(unknown: np.ndarray, n_asked: int) -> None:
-    shown = ", ".join(repr(u.item() if hasattr(u, "item") else u) for u in unknown[:10])
+    shown = ", ".join(repr(_scalar(u)) for u in unknown[:10])
     more = ", ..." if unknown.size > 10 else ""
     raise ValueError(
         f"`ids` not in the pool ({unknown.size} of the {n_asked} given): {shown}{more}."

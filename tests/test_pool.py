@@ -78,6 +78,10 @@ def test_given_predictions():
             {"scores": [0.1, 0.2, 0.3, 0.4], "ids": ["x", "y", "z", "y"]},
             r"`ids` must be unique; id 'y' appears at positions 1 and 3",
         ),
+        (  # strings in an object array (as pandas gives them) are Python objects
+            {"scores": [0.1, 0.2, 0.3], "ids": np.array(["x", "y", "x"], dtype=object)},
+            r"`ids` must be unique; id 'x' appears at positions 0 and 2",
+        ),
         ({"scores": [0.1, 0.2], "ids": [1, 2, 3]}, r"one id per item \(2\); got shape \(3,\)"),
         ({"scores": [0.1, 0.2], "ids": [0.5, 1.5]}, r"`ids` must be integers or strings"),
         ({"scores": [0.1, 0.2], "ids": np.array([1, "a"], dtype=object)}, r"mutually comparable"),

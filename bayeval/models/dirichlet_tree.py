@@ -37,7 +37,7 @@ class DirichletTree:
         Levels below the root (the paper's "Ours-8"; ``depth=1`` with
         ``branching=256`` is the flat "Ours-1").
     branching : int, default 2
-    prior_strength : float, default 2.0
+    prior_strength : float, default 0.5
         Pseudo-labels per leaf that the prior response (mean classifier score of the leaf)
         is worth; 0 for a prior that ignores the scores.
     smoothing : float, default 1.0
@@ -70,7 +70,7 @@ class DirichletTree:
 
     depth: int = 8
     branching: int = 2
-    prior_strength: float = 2.0
+    prior_strength: float = 0.5
     smoothing: float = 1.0
     engine: Literal["exact", "pymc"] = "exact"
 

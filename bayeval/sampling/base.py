@@ -125,7 +125,9 @@ class Sampler(ABC):
             self.stage += 1
             self._update()
 
-    def estimate(self, *, variance: Literal["martingale", "paper"] = "martingale") -> Estimate:
+    def estimate(
+        self, *, variance: Literal["martingale", "paper"] = "martingale", measure: Any = None
+    ) -> Estimate:
         """Estimate the measure from the labels of every complete stage (see the class notes).
 
         Parameters
@@ -139,16 +141,40 @@ class Sampler(ABC):
             proposal*, so it is too small while early, poorer proposals still weigh in (with
             a deterministic oracle the optimal proposal has zero variance). Ignored by samplers
             that are not importance samplers.
+        measure : bayeval.measures.Measure, optional
+            Another measure to estimate from the same labels (sample reuse, §3.3.1 of
+            Marchant & Rubinstein 2021), e.g. precision and recall after an F1 run. An
+            importance sampler's draws estimate it only where the proposals could draw every
+            item whose loss under ``measure`` is not zero (see :meth:`covers`).
 
         Raises
         ------
         ValueError
-            Before any label is told.
+            Before any label is told, or for a ``measure`` the draws do not cover.
         """
         if not self._labels:
             raise ValueError("estimate() needs labels: ask() for items and tell() their labels.")
         check_choice(variance, ("martingale", "paper"), "variance")
-        return self._estimate(variance)
+        target = self.target
+        if measure is not None:
+            target = Target(self.pool, measure)
+            if not self.covers(measure):
+                raise ValueError(
+                    f"`measure` {measure!r} is not covered by the draws of this {self.method} "
+                    f"sampler for {self.measure!r}: its proposal never draws some items whose "
+                    f"loss under {measure!r} can be nonzero. Mix the uniform distribution into "
+                    "the proposal (AIS's `defensive`) when samples are to be reused."
+                )
+        return self._estimate(variance, target)
+
+    def covers(self, measure: Any) -> bool:
+        """Whether :meth:`estimate` can estimate ``measure`` from this sampler's draws.
+
+        True for samplers that can draw every item (passive, stratified, a proposal mixed
+        with the uniform distribution); otherwise ``measure``'s loss must vanish, for both
+        labels, wherever the sampler's own measure's loss does (its proposal's support).
+        """
+        return self._draws_everything() or _support_within(self.target, Target(self.pool, measure))
 
     # -- helpers -------------------------------------------------------------------------------
     def _ids(self, positions):
@@ -187,9 +213,13 @@ class Sampler(ABC):
     def _update(self) -> None:  # noqa: B027
         """React to a complete stage (a hook; nothing by default)."""
 
+    def _draws_everything(self) -> bool:
+        """Whether every item has a positive probability of being drawn."""
+        return True
+
     @abstractmethod
-    def _estimate(self, variance: str) -> Estimate:
-        """Estimate from the labels so far."""
+    def _estimate(self, variance: str, target: Target) -> Estimate:
+        """Estimate ``target``'s measure from the labels so far."""
 
 
 class ImportanceSampler(Sampler):
@@ -247,16 +277,19 @@ class ImportanceSampler(Sampler):
         q = np.concatenate(self._draw_q)[: self._complete]
         return pos, q
 
-    def _estimate(self, variance: str) -> Estimate:
+    def _draws_everything(self) -> bool:
+        return False
+
+    def _estimate(self, variance: str, target: Target) -> Estimate:
         pos, q = self._draws()
         if pos.size == 0:
             raise ValueError(NEEDS_STAGE)
         labels = self._label_array(pos)
-        losses = self.target.loss(pos, labels)  # (N, D)
+        losses = target.loss(pos, labels)  # (N, D)
         M, N = self.pool.size, pos.size
         w = 1.0 / (M * q)
         R = (w[:, None] * losses).mean(axis=0)  # Eq. 1
-        G = self.target.g(R)
+        G = target.g(R)
         if variance == "martingale":
             centred = w[:, None] * losses - R
             V = centred.T @ centred / max(N - 1, 1)
@@ -266,10 +299,10 @@ class ImportanceSampler(Sampler):
             q_now = self._probability(pos, labels)
             w_now = np.divide(1.0, M * q_now, out=np.zeros(N), where=q_now > 0)
             V = np.einsum("n,ni,nj->ij", w * w_now, losses, losses) / N - np.outer(R, R)
-        J = self.target.jacobian(R)
+        J = target.jacobian(R)
         cov = _psd(J @ V @ J.T) / N  # Theorem 2: Sigma = J V J^T, and Cov(G_hat) = Sigma / N
         return Estimate(
-            outputs=self.target.outputs,
+            outputs=target.outputs,
             value=G,
             R=R,
             covariance=cov,
@@ -277,14 +310,28 @@ class ImportanceSampler(Sampler):
             n_samples=N,
             df=N - 1,
             method=self.method,
-            posterior=self._posterior_factory(),
+            posterior=self._posterior_factory(target),
         )
 
-    def _posterior_factory(self):
+    def _posterior_factory(self, target: Target):
         return None
 
 
 NEEDS_STAGE = "estimate() needs a complete stage: tell the labels of every item asked."
+
+
+def _support_within(own: Target, other: Target) -> bool:
+    """Whether ``other``'s loss is zero, for both labels, on every item where ``own``'s is."""
+    if other.table is None or own.table is None:
+        return False
+    own_zero = ~np.any(own.table != 0, axis=(1, 2))
+    other_zero = ~np.any(other.table != 0, axis=(1, 2))
+    # compare item by item through the two pattern codes (chunked: pools can be huge)
+    for start in range(0, own.patterns.size, 1 << 22):
+        stop = start + (1 << 22)
+        if np.any(own_zero[own.patterns[start:stop]] & ~other_zero[other.patterns[start:stop]]):
+            return False
+    return True
 
 
 def _psd(matrix: np.ndarray) -> np.ndarray:

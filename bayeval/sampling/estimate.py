@@ -84,7 +84,8 @@ class Estimate:
     @property
     def standard_error(self) -> np.ndarray:
         """``(m,)`` square roots of the covariance's diagonal."""
-        return np.sqrt(np.diag(self.covariance))
+        # a covariance with NaN entries is not clipped by _psd; round-off can leave -1e-33
+        return np.sqrt(np.clip(np.diag(self.covariance), 0.0, None))
 
     def interval(self, prob: float = 0.95, kind: Literal["confidence", "credible"] = "confidence"):
         """Return an equal-tailed interval for each output.

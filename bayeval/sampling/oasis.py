@@ -109,6 +109,9 @@ class OASIS(CellIS):
         total = counts.sum(axis=1)
         return np.divide(counts[:, 1], total, out=np.full(total.size, 0.5), where=total > 0)
 
+    def _draws_everything(self) -> bool:
+        return True  # epsilon of the uniform distribution in every proposal
+
     def _on_labels(self, positions, labels):
         y = labels.astype(np.intp)
         np.add.at(self._stratum_labels, (self.strata.ids[positions].astype(np.intp), y), 1)

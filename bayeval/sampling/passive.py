@@ -43,6 +43,9 @@ class Passive(ImportanceSampler):
 
     method = "passive"
 
+    def _draws_everything(self) -> bool:
+        return True
+
     def _available(self) -> int:
         return self.pool.size - self.labels_used - len(self._pending)
 

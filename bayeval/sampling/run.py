@@ -12,9 +12,24 @@ from bayeval._validation import check_choice, check_int, check_prob
 from bayeval.sampling.base import Sampler
 from bayeval.sampling.estimate import Estimate
 
-__all__ = ["Run", "evaluate"]
+__all__ = ["Run", "evaluate", "sampler_class"]
 
 SAMPLERS = ("ais", "oasis", "passive", "static_is", "stratified")
+
+
+def sampler_class(name: str) -> type[Sampler]:
+    """Return the sampler class of a name in :data:`SAMPLERS`.
+
+    Examples
+    --------
+    >>> sampler_class("static_is").__name__
+    'StaticIS'
+    """
+    from bayeval.sampling import AIS, OASIS, Passive, StaticIS, Stratified
+
+    name = check_choice(name, SAMPLERS, "sampler")
+    classes = (AIS, OASIS, Passive, StaticIS, Stratified)
+    return {cls.method: cls for cls in classes}[name]
 
 
 @dataclass(frozen=True)
@@ -89,8 +104,6 @@ def evaluate(
     >>> run.history.sizes["labels"], run.estimate.labels_used
     (4, 200)
     """
-    from bayeval.sampling import AIS, OASIS, Passive, StaticIS, Stratified
-
     budget = check_int(budget, "budget", minimum=1)
     prob = check_prob(prob)
     if budget > pool.size:
@@ -103,14 +116,7 @@ def evaluate(
             )
         instance = sampler
     else:
-        name = check_choice(sampler, SAMPLERS, "sampler")
-        cls = {
-            "ais": AIS,
-            "oasis": OASIS,
-            "passive": Passive,
-            "static_is": StaticIS,
-            "stratified": Stratified,
-        }[name]
+        cls = sampler_class(sampler)
         instance = cls(pool, measure, batch_size=batch_size, rng=rng, **sampler_options)
     label = _labeller(oracle, pool)
     rows, stages = [], []

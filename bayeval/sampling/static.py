@@ -10,7 +10,7 @@ from bayeval.sampling._cells import score_cells
 from bayeval.sampling._proposal import cell_weights, model_R, pattern_norms
 from bayeval.sampling.base import ImportanceSampler
 
-__all__ = ["CellIS", "StaticIS"]
+__all__ = ["CellIS", "StaticIS", "score_weights"]
 
 
 class CellIS(ImportanceSampler):
@@ -100,12 +100,16 @@ class StaticIS(CellIS):
             raise ValueError(_NO_PATTERNS.format(name=type(self).__name__, measure=measure))
         self.epsilon0 = _check_epsilon(epsilon0)
         self.strata, self.cells, self.prior = score_cells(self.target, strata, n_strata)
-        cells, table = self.cells, self.target.table
-        R0 = model_R(
-            table, cells.pattern, cells.sizes, self.prior, np.zeros((cells.n_cells, 2)), pool.size
-        )
-        norms = pattern_norms(table, self.target.jacobian(R0), self.epsilon0)
-        self._set_proposal(cell_weights(norms, cells.pattern, self.prior))
+        self._set_proposal(score_weights(self.target, self.cells, self.prior, self.epsilon0))
+
+
+def score_weights(target, cells, prior: np.ndarray, epsilon0: float) -> np.ndarray:
+    """Weigh an item of each cell by Proposition 4 with the scores as the oracle response."""
+    table = target.table
+    no_labels = np.zeros((cells.n_cells, 2))
+    R0 = model_R(table, cells.pattern, cells.sizes, prior, no_labels, target.pool.size)
+    norms = pattern_norms(table, target.jacobian(R0), epsilon0)
+    return cell_weights(norms, cells.pattern, prior)
 
 
 _NO_PATTERNS = (

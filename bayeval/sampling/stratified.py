@@ -170,11 +170,11 @@ class Stratified(Sampler):
             group[group == g] = g - 1
         return group
 
-    def _estimate(self, variance: str) -> Estimate:
+    def _estimate(self, variance: str, target) -> Estimate:
         pos = self._settled
         if pos.size == 0:
             raise ValueError(NEEDS_STAGE)
-        losses = self.target.loss(pos, self._label_array(pos))  # (n, D)
+        losses = target.loss(pos, self._label_array(pos))  # (n, D)
         stratum = self.strata.ids[pos].astype(np.int64)
         H = self.strata.n_strata
         group = self._groups(np.bincount(stratum, minlength=H))
@@ -190,10 +190,10 @@ class Stratified(Sampler):
         cov_R = np.einsum("i,ij,ik->jk", scale[g_of], dev, dev)
         if ((n < 2) & (n < N)).any():  # one label in a group that is not exhausted
             cov_R[:] = np.nan
-        J = self.target.jacobian(R)
+        J = target.jacobian(R)
         return Estimate(
-            outputs=self.target.outputs,
-            value=self.target.g(R),
+            outputs=target.outputs,
+            value=target.g(R),
             R=R,
             covariance=_psd(J @ cov_R @ J.T),
             labels_used=pos.size,

@@ -1,8 +1,9 @@
 """The Dirichlet-tree EM (Marchant & Rubinstein 2021, Appendix F) against brute force.
 
-Oracles: (1) EM's fixed point maximises the log posterior of (theta, psi) with the unlabelled
-items' labels summed out, which scipy maximises directly over softmax parameters using Minka's
-(1999) Dirichlet-tree density in leaf probabilities (the density whose mode is Eq. 10-11);
+Oracles: (1) EM's fixed point maximises the log posterior of theta and the branch probabilities
+with the unlabelled items' labels summed out, which scipy maximises directly over softmax
+parameters of every node's branches (the Dirichlet-tree density is a product of independent
+Dirichlet densities, one per internal node);
 (2) with a flat tree the Dirichlet-tree is a Dirichlet and the M-step is the Dirichlet mode;
 (3) per-leaf aggregation equals running the same EM item by item.
 """
@@ -19,22 +20,36 @@ PARENT = np.array([-1, 0, 0, 1, 1, 2, 2])
 LEAVES = np.array([3, 4, 5, 6])
 
 
-def log_posterior(theta, psi, labelled, unlabelled, alpha, beta):
-    """Log posterior of (theta, psi) given the observed labels, unlabelled labels summed out."""
-    below = leaf_counts_to_nodes(PARENT, LEAVES, np.ones(LEAVES.size))
-    out = np.sum((alpha - 1) * np.log(theta))
-    for y in range(theta.size):
-        # Minka (1999): prod_k psi_k^(beta_k - 1) prod_inner (sum of psi below)^gamma, with
-        # gamma_nu = beta_nu - sum_children beta_c (the root's factor is 1)
-        out += np.sum((beta[y, LEAVES] - 1) * np.log(psi[y]))
-        mass = leaf_counts_to_nodes(PARENT, LEAVES, psi[y])
-        for node in (1, 2):
-            children = np.flatnonzero(PARENT == node)
-            out += (beta[y, node] - beta[y, children].sum()) * np.log(mass[node])
-    del below
+INTERNAL = (0, 1, 2)
+
+
+def _branches(params):
+    """Branch probabilities ``(C, n_nodes)`` from two softmax parameters per internal node."""
+    b = np.ones((2, PARENT.size))
+    for y in range(2):
+        for i, node in enumerate(INTERNAL):
+            b[y, np.flatnonzero(PARENT == node)] = softmax(params[y, 2 * i : 2 * i + 2])
+    return b
+
+
+def log_posterior(theta, b, labelled, unlabelled, alpha, beta):
+    """Log posterior of theta and branch probabilities b, unlabelled labels summed out."""
+    out = np.sum((alpha - 1) * np.log(theta)) + np.sum((beta[:, 1:] - 1) * np.log(b[:, 1:]))
+    # psi[y, leaf]: the product of the branch probabilities on the path (Eq. 10)
+    psi = np.exp(leaf_paths_log(np.log(b)))
     joint = np.log(theta)[:, None] + np.log(psi)  # (C, K)
     out += np.sum(labelled.T * joint)
     out += np.sum(unlabelled * logsumexp(joint, axis=0))
+    return out, psi
+
+
+def leaf_paths_log(log_b):
+    out = np.zeros((2, LEAVES.size))
+    for k, leaf in enumerate(LEAVES):
+        node = leaf
+        while node > 0:
+            out[:, k] += log_b[:, node]
+            node = PARENT[node]
     return out
 
 
@@ -44,21 +59,20 @@ def test_em_maximises_the_marginal_posterior(seed):
     labelled = gen.integers(0, 6, size=(4, 2)).astype(float)
     unlabelled = gen.integers(0, 40, size=4).astype(float)
     alpha = 1 + gen.uniform(0.5, 3, 2)
-    below = leaf_counts_to_nodes(PARENT, LEAVES, np.ones(4))
-    beta = below + gen.uniform(0.5, 3, size=(2, PARENT.size))
+    beta = gen.uniform(1.5, 4, size=(2, PARENT.size))
     fit = dirichlet_tree_em(PARENT, LEAVES, labelled, unlabelled, alpha, beta, tol=1e-13)
     assert fit.converged
 
     def negative(params):
         theta = softmax(params[:2])
-        psi = softmax(params[2:].reshape(2, 4), axis=1)
-        return -log_posterior(theta, psi, labelled, unlabelled, alpha, beta)
+        b = _branches(params[2:].reshape(2, 6))
+        return -log_posterior(theta, b, labelled, unlabelled, alpha, beta)[0]
 
-    start = np.concatenate([np.log(fit.theta), np.log(fit.psi).ravel()])
-    best = minimize(negative, start, method="BFGS", options={"gtol": 1e-10})
-    # EM's point is a stationary point: local optimisation from it gains nothing
-    assert negative(start) <= best.fun + 1e-7
-    theta, psi = softmax(best.x[:2]), softmax(best.x[2:].reshape(2, 4), axis=1)
+    best = minimize(negative, np.zeros(14), method="BFGS", options={"gtol": 1e-10})
+    theta = softmax(best.x[:2])
+    psi = log_posterior(
+        theta, _branches(best.x[2:].reshape(2, 6)), labelled, unlabelled, alpha, beta
+    )[1]
     np.testing.assert_allclose(fit.theta, theta, atol=1e-5)
     np.testing.assert_allclose(fit.psi, psi, atol=1e-5)
 

@@ -125,8 +125,8 @@ def test_explicit_ids_round_trip():
 
 
 def test_dirichlet_tree_options_are_checked():
-    with pytest.raises(NotImplementedError, match="engine='pymc'"):
-        DirichletTree(engine="pymc")
+    with pytest.raises(ValueError, match="`engine` must be one of 'exact', 'pymc'; got 'stan'"):
+        DirichletTree(engine="stan")
     with pytest.raises(ValueError, match="`smoothing` must be a positive number; got 0"):
         DirichletTree(smoothing=0)
     with pytest.raises(ValueError, match="`prior_strength` must be a number >= 0"):

@@ -1,0 +1,575 @@
+"""``bayeval evaluate``: label items of a scored pool and estimate precision, recall and F1.
+
+Examples
+--------
+``bayeval evaluate --pool febrl --measure f1 --budget 1000 --sampler ais``
+``bayeval evaluate --pool scored.csv --budget 200`` (no ``label`` column: asks for each label)
+``bayeval evaluate --pool scored.parquet --measure recall --budget 500 --json``
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+#: ``--measure`` names: the measure's output name -> (class in bayeval.measures, arguments).
+MEASURES: dict[str, tuple[str, dict]] = {
+    "f1": ("FScore", {"beta": 1.0}),
+    "f2": ("FScore", {"beta": 2.0}),
+    "f0.5": ("FScore", {"beta": 0.5}),
+    "precision": ("Precision", {}),
+    "recall": ("Recall", {}),
+    "accuracy": ("Accuracy", {}),
+    "balanced_accuracy": ("BalancedAccuracy", {}),
+    "matthews_correlation": ("MatthewsCorrelation", {}),
+    "fowlkes_mallows": ("FowlkesMallows", {}),
+}
+
+#: Measures reported next to the one sampled for, estimated from the same labels.
+COMPANIONS = ("precision", "recall", "f1")
+
+#: Thresholds of the precision-recall curve in the report.
+PR_THRESHOLDS = 19
+
+MeasureName = StrEnum("MeasureName", [(name, name) for name in MEASURES])
+
+_ANSWERS = {
+    "y": 1, "yes": 1, "1": 1, "n": 0, "no": 0, "0": 0,
+    "s": "skip", "skip": "skip", "q": "quit", "quit": "quit",
+}  # fmt: skip
+
+HELP = "\n\n".join(
+    [
+        "Label items of a scored pool chosen by a sampler, and estimate a measure of the "
+        "pool's predictions with an interval, next to precision, recall and F1 from the same "
+        "labels.",
+        "--pool febrl is the bundled FEBRL record-pair pool (499,500 pairs, every label known): "
+        "the labels come from the truth (a simulated oracle) and the true values are shown. "
+        "Otherwise --pool is a CSV or Parquet file with one row per item and columns score, and "
+        "optionally id (default: the row number from 0), prediction (0/1; default score >= "
+        "--threshold) and label (0/1). With a label column the labels come from it (a "
+        "simulation); without one, each chosen item is shown and you answer y (positive), "
+        "n (negative), s (skip: asked again at the end of its stage, which counts only once "
+        "every item of it is labelled) or q (quit: report the estimate so far).",
+        "Intervals are the design-based confidence intervals of the sampler's estimator. The "
+        "report folder gets estimates.png (estimates and intervals against labels used) and "
+        "pr_curve.png (the precision-recall curve from the same labels; after an AIS run also "
+        "the credible band of its oracle model).",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A pool to evaluate, what an annotator sees of its items, and the labels if known."""
+
+    name: str
+    pool: Any
+    items: Any
+    truth: np.ndarray | None
+
+
+def _bad(message: str, option: str = "--pool") -> typer.BadParameter:
+    return typer.BadParameter(message, param_hint=f"'{option}'")
+
+
+def _numbers(df, column: str, where: str) -> np.ndarray:
+    """Return a column as finite float64 numbers, or raise naming the first bad row."""
+    import pandas as pd
+
+    values = pd.to_numeric(df[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise _bad(
+            f"{where}: column {column!r} must hold finite numbers; data row {i + 1} holds "
+            f"{df[column].iloc[i]!r}."
+        )
+    return values
+
+
+def _binary(df, column: str, where: str, hint: str = "") -> np.ndarray:
+    """Return a 0/1 (or boolean) column as int8, or raise naming the first bad row."""
+    import pandas as pd
+
+    values = df[column]
+    if pd.api.types.is_bool_dtype(values) and not values.isna().any():
+        return values.to_numpy(dtype=np.int8)
+    numbers = pd.to_numeric(values, errors="coerce")
+    bad = ~numbers.isin([0, 1]).to_numpy()
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise _bad(
+            f"{where}: column {column!r} must hold 0 or 1 (or true/false) in every row; data "
+            f"row {i + 1} holds {values.iloc[i]!r}.{hint}"
+        )
+    return numbers.to_numpy(dtype=np.int8)
+
+
+def load_source(spec: str, threshold: float = 0.5) -> Source:
+    """Load ``--pool``: ``"febrl"`` or a CSV or Parquet file of scored items.
+
+    Parameters
+    ----------
+    spec : str
+        ``"febrl"`` for :func:`bayeval.datasets.load_febrl_pairs`, or the path of a ``.csv``
+        or ``.parquet`` (``.pq``) file with columns ``score`` and optionally ``id``,
+        ``prediction`` and ``label``.
+    threshold : float, default 0.5
+        Predictions are ``score >= threshold`` when the file has no ``prediction`` column.
+
+    Returns
+    -------
+    Source
+
+    Raises
+    ------
+    typer.BadParameter
+        Naming ``--pool``, the file, and the column and row at fault.
+    """
+    import pandas as pd
+
+    import bayeval as be
+
+    if spec == "febrl":
+        pairs = be.datasets.load_febrl_pairs()
+        pool = be.Pool(pairs["score"].to_numpy(), pairs["predicted"].to_numpy())
+        truth = pairs["label"].to_numpy().astype(np.int8)
+        return Source("FEBRL record pairs", pool, pairs.drop(columns="label"), truth)
+    path = Path(spec)
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".parquet", ".pq"):
+        raise _bad(f"expected 'febrl' or a .csv or .parquet file; got {spec!r}.")
+    if not path.is_file():
+        raise _bad(f"file {spec!r} does not exist.")
+    try:
+        df = pd.read_csv(path) if suffix == ".csv" else pd.read_parquet(path)
+    except ImportError:
+        raise _bad(
+            f"reading {spec!r} needs pyarrow, which is not installed: pip install "
+            "'bayeval[parquet]'."
+        ) from None
+    except (OSError, ValueError, pd.errors.ParserError) as err:
+        raise _bad(f"cannot read {spec!r}: {err}") from None
+    if "score" not in df.columns:
+        raise _bad(
+            f"{spec}: a column 'score' is needed (and optionally id, prediction, label); its "
+            f"columns are {list(map(str, df.columns))}."
+        )
+    if df.empty:
+        raise _bad(f"{spec}: the file has no rows.")
+    scores = _numbers(df, "score", spec)
+    predictions = None
+    if "prediction" in df.columns:
+        predictions = _binary(df, "prediction", spec)
+    truth = None
+    if "label" in df.columns:
+        hint = " Leave the column out to label the items interactively."
+        truth = _binary(df, "label", spec, hint)
+    ids = None
+    if "id" in df.columns:
+        missing = df["id"].isna().to_numpy()
+        if missing.any():
+            raise _bad(f"{spec}: column 'id' is empty in data row {np.argmax(missing) + 1}.")
+        ids = df["id"].to_numpy()
+    try:
+        pool = be.Pool(scores, predictions, threshold, ids)
+    except ValueError as err:  # ids repeated or of mixed types (positions count from 0)
+        raise _bad(f"{spec}: column 'id': {err}") from None
+    return Source(path.name, pool, df.drop(columns="label", errors="ignore"), truth)
+
+
+def make_measure(name: str):
+    """Return the :mod:`bayeval.measures` measure of a ``--measure`` name."""
+    from bayeval import measures
+
+    cls, kwargs = MEASURES[name]
+    return getattr(measures, cls)(**kwargs)
+
+
+def sampler_class(name: str):
+    """Return the sampler class of a ``--sampler`` value (a name of ``SAMPLERS``)."""
+    from bayeval.sampling.run import SAMPLERS
+    from bayeval.sampling.run import sampler_class as lookup
+
+    if name not in SAMPLERS:
+        raise _bad(f"must be one of {', '.join(SAMPLERS)}; got {name!r}.", "--sampler")
+    return lookup(name)
+
+
+class Tracker:
+    """The run's measure and its companions after every complete stage.
+
+    Parameters
+    ----------
+    sampler : bayeval.sampling.Sampler
+    measure_name : str
+        The ``--measure`` the sampler was built for.
+    prob : float
+        Probability of the recorded confidence intervals.
+    """
+
+    def __init__(self, sampler: Any, measure_name: str, prob: float):
+        self.sampler, self.prob = sampler, prob
+        self.names = [measure_name]
+        self.companions, self.unavailable = {}, {}
+        for name in COMPANIONS:
+            if name == measure_name:
+                continue
+            measure = make_measure(name)
+            if sampler.covers(measure):
+                self.companions[name] = measure
+                self.names.append(name)
+            else:
+                self.unavailable[name] = (
+                    f"the {sampler.method} proposal for {measure_name} never draws some items "
+                    f"that {name} needs"
+                )
+        self.estimates: dict[str, Any] = {}
+        self._stages: list[int] = []
+        self._rows: list[np.ndarray] = []
+
+    def record(self, labels_used: int, estimate: Any) -> None:
+        """Record the run's estimate after a stage, and estimate the companions alike."""
+        self.estimates = {self.names[0]: estimate}
+        for name, measure in self.companions.items():
+            self.estimates[name] = self.sampler.estimate(measure=measure)
+        rows = []
+        for est in self.estimates.values():
+            ci = est.interval(self.prob)
+            rows.append(np.stack([est.value, ci["lower"].values, ci["upper"].values]))
+        self._stages.append(labels_used)
+        self._rows.append(np.concatenate(rows, axis=1))
+
+    def history(self):
+        """Return the recorded estimates as an ``xarray.Dataset`` over ``labels, output``."""
+        import xarray as xr
+
+        outputs = [o for est in self.estimates.values() for o in est.outputs]
+        values = np.stack(self._rows)  # (labels, 3, output)
+        dims = ("labels", "output")
+        return xr.Dataset(
+            {k: (dims, values[:, i]) for i, k in enumerate(("estimate", "lower", "upper"))},
+            coords={"labels": self._stages, "output": outputs},
+            attrs={"prob": self.prob, "interval": "confidence"},
+        )
+
+
+def _label_interactively(sampler, source, budget, batch_size, tracker, console, err) -> bool:
+    """Ask the person at the terminal for each label; return False when they quit."""
+    from rich.table import Table
+
+    pool = source.pool
+    while sampler.labels_used < budget:
+        try:
+            ids = sampler.ask(min(batch_size, budget - sampler.labels_used))
+        except ValueError as err:  # the proposal has no item left: keep the labels given
+            console.print(f"the sampler can draw no more items: {err}", style="yellow")
+            return False
+        queue = deque(ids.tolist())
+        while queue:
+            item = queue.popleft()
+            row = source.items.iloc[int(pool.positions(item))]
+            table = Table(
+                title=f"item {sampler.labels_used + 1:,} of {budget:,} (id {item!r})",
+                show_header=False,
+            )
+            for field, value in row.items():
+                table.add_row(str(field), str(value))
+            console.print(table)
+            answer = None
+            while answer is None:
+                try:
+                    text = typer.prompt(
+                        "label: y (positive), n (negative), s (skip), q (quit)", err=err
+                    )
+                except typer.Abort:  # end of input
+                    text = "q"
+                answer = _ANSWERS.get(text.strip().lower())
+                if answer is None:
+                    console.print(f"{text!r}: answer y, n, s or q.")
+            if answer == "quit":
+                return False
+            if answer == "skip":
+                queue.append(item)
+                console.print(
+                    "skipped: asked again at the end of this stage (a stage counts only once "
+                    "all its items are labelled)."
+                )
+                continue
+            sampler.tell([item], [answer])
+        est = sampler.estimate()
+        tracker.record(sampler.labels_used, est)
+        ci = est.interval(tracker.prob)
+        console.print(
+            f"after {sampler.labels_used:,} labels: "
+            + "; ".join(
+                f"{o} {v:.4f} [{lo:.4f}, {hi:.4f}]"
+                for o, v, lo, hi in zip(
+                    est.outputs, est.value, ci["lower"].values, ci["upper"].values, strict=True
+                )
+            )
+        )
+    return True
+
+
+def _simulate(sampler, source, measure, budget, batch_size, tracker, quiet) -> None:
+    """Label from the known labels with :func:`bayeval.evaluate`, showing a progress bar."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    import bayeval as be
+
+    columns = (
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()
+    )  # fmt: skip
+    with Progress(*columns, console=Console(stderr=True), disable=quiet) as bar:
+        task = bar.add_task(f"{sampler.method}: labelling", total=budget)
+
+        def progress(labels_used, est):
+            tracker.record(labels_used, est)
+            ci = est.interval(tracker.prob)
+            low, high = ci["lower"].values[0], ci["upper"].values[0]
+            text = f"{est.outputs[0]} {est.value[0]:.4f} [{low:.4f}, {high:.4f}]"
+            bar.update(task, completed=labels_used, description=text)
+
+        be.evaluate(
+            source.pool, measure, source.truth, budget, sampler, batch_size=batch_size,
+            prob=tracker.prob, progress=progress,
+        )  # fmt: skip
+
+
+def evaluate(
+    pool: Annotated[
+        str,
+        typer.Option(
+            help="'febrl' (the bundled FEBRL record pairs) or a .csv/.parquet file with columns "
+            "score and optionally id, prediction, label.",
+        ),
+    ],
+    measure: Annotated[
+        MeasureName, typer.Option(help="The measure the sampler is built for.")
+    ] = MeasureName.f1,
+    budget: Annotated[int, typer.Option(min=1, help="Distinct items to label.")] = 1000,
+    sampler: Annotated[
+        str,
+        typer.Option(
+            help="Sampler, as in bayeval.evaluate: ais, passive, ... (a wrong name lists them all)."
+        ),
+    ] = "ais",
+    batch_size: Annotated[
+        int | None,
+        typer.Option(min=1, help="Items per stage (default: 50; 10 when labelling by hand)."),
+    ] = None,
+    prob: Annotated[float, typer.Option(help="Probability of the intervals, in (0, 1).")] = 0.95,
+    seed: Annotated[int, typer.Option(help="Random seed of the sampler.")] = 0,
+    threshold: Annotated[
+        float, typer.Option(help="Predictions are score >= threshold when a file has none.")
+    ] = 0.5,
+    interactive: Annotated[
+        bool | None,
+        typer.Option(
+            "--interactive/--no-interactive",
+            help="Ask for labels at the terminal (default: when the pool has no labels).",
+        ),
+    ] = None,
+    report: Annotated[
+        Path, typer.Option(file_okay=False, help="Folder for the report's plots.")
+    ] = Path("evaluate_report"),
+    no_report: Annotated[bool, typer.Option("--no-report", help="Write no plots.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Label items chosen by a sampler and estimate precision, recall and F1 with intervals."""
+    from rich.console import Console
+
+    if not 0.0 < prob < 1.0:
+        raise _bad(f"must be in the open interval (0, 1); got {prob}.", "--prob")
+    cls = sampler_class(sampler)
+    source = load_source(pool, threshold)
+    if interactive is None:
+        interactive = source.truth is None
+    elif not interactive and source.truth is None:
+        raise _bad(f"{pool} has no 'label' column: its labels must be given interactively.",
+                   "--no-interactive")  # fmt: skip
+    if budget > source.pool.size:
+        raise _bad(f"must be at most the pool's {source.pool.size:,} items; got {budget:,}.",
+                   "--budget")  # fmt: skip
+    batch_size = batch_size or (10 if interactive else 50)
+    run_measure = make_measure(measure.value)
+    console = Console(stderr=as_json)
+    start = time.perf_counter()
+    instance = cls(source.pool, run_measure, batch_size=batch_size, rng=seed)
+    tracker = Tracker(instance, measure.value, prob)
+    if interactive:
+        completed = _label_interactively(
+            instance, source, budget, batch_size, tracker, console, as_json
+        )
+    else:
+        try:
+            _simulate(instance, source, run_measure, budget, batch_size, tracker, as_json)
+        except ValueError as err:  # the sampler ran out of items it can draw
+            typer.echo(f"error after {instance.labels_used:,} labels: {err}", err=True)
+            raise typer.Exit(code=2) from None
+        completed = True
+    seconds = time.perf_counter() - start
+    truth = _true_values(source, tracker)
+    files = [] if no_report or not tracker.estimates else _write_report(
+        report, source, instance, tracker, truth
+    )  # fmt: skip
+    result = _result(pool, source, instance, tracker, truth, budget, seed, completed, seconds)
+    result["report"] = [str(f) for f in files]
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+    else:
+        _print(result, source, console)
+
+
+def _true_values(source, tracker) -> dict[str, float]:
+    """Return the true value of every output when the pool's labels are known."""
+    if source.truth is None:
+        return {}
+    out = {}
+    for name in tracker.names:
+        measure = make_measure(name)
+        values = measure.value(source.truth, predictions=source.pool.predictions)
+        out.update(zip(measure.outputs, values.tolist(), strict=True))
+    return out
+
+
+def _write_report(folder: Path, source, sampler, tracker, truth) -> list[Path]:
+    """Save the history plot and, where the draws allow, the precision-recall curve plot."""
+    from bayeval.measures import PrecisionRecallCurve
+    from bayeval.report import plot_history, plot_pr_curve, pr_thresholds
+
+    folder.mkdir(parents=True, exist_ok=True)
+    title = (
+        f"{source.name}: {sampler.method} for {tracker.names[0]}, {sampler.labels_used:,} labels"
+    )
+    files = [folder / "estimates.png"]
+    plot_history(tracker.history(), files[0], truth=truth, title=title)
+    thresholds = pr_thresholds(source.pool.scores, PR_THRESHOLDS)
+    if thresholds.size == 0:
+        tracker.unavailable["pr_curve"] = "every item has the same score"
+        return files
+    curve = PrecisionRecallCurve(thresholds)
+    if not sampler.covers(curve):
+        tracker.unavailable["pr_curve"] = (
+            f"the {sampler.method} proposal never draws some items the curve needs"
+        )
+        return files
+    est = sampler.estimate(measure=curve)
+    credible = None if est.posterior is None else est.interval(tracker.prob, "credible")
+    true_curve = None
+    if source.truth is not None:
+        true_curve = curve.value(source.truth, scores=source.pool.scores)
+    files.append(folder / "pr_curve.png")
+    plot_pr_curve(
+        thresholds, est.interval(tracker.prob), files[1], credible=credible, truth=true_curve,
+        title=title,
+    )  # fmt: skip
+    return files
+
+
+def _number(value) -> float | None:
+    value = float(value)
+    return value if value == value else None  # NaN -> null
+
+
+def _result(pool, source, sampler, tracker, truth, budget, seed, completed, seconds) -> dict:
+    """Everything the command reports, as JSON-ready values."""
+    rows, in_estimate = [], 0
+    for name, est in tracker.estimates.items():
+        in_estimate = max(in_estimate, est.labels_used)
+        ci = est.interval(tracker.prob)
+        for i, output in enumerate(est.outputs):
+            rows.append(
+                {
+                    "measure": name,
+                    "output": output,
+                    "basis": "sampled for" if name == tracker.names[0] else "same labels",
+                    "estimate": _number(est.value[i]),
+                    "lower": _number(ci["lower"].values[i]),
+                    "upper": _number(ci["upper"].values[i]),
+                    "se": _number(est.standard_error[i]),
+                    "truth": _number(truth[output]) if output in truth else None,
+                }
+            )
+    return {
+        "pool": pool,
+        "items": source.pool.size,
+        "measure": tracker.names[0],
+        "sampler": sampler.method,
+        "budget": budget,
+        "labels_used": sampler.labels_used,
+        "labels_in_estimate": in_estimate,
+        "batch_size": sampler.batch_size,
+        "seed": seed,
+        "prob": tracker.prob,
+        "interval": "confidence",
+        "oracle": "labels" if source.truth is not None else "interactive",
+        "completed": completed,
+        "seconds": seconds,
+        "estimates": rows,
+        "unavailable": dict(tracker.unavailable),
+    }
+
+
+def _print(result: dict, source, console) -> None:
+    from rich.table import Table
+
+    if not result["estimates"]:
+        console.print(
+            f"no estimate: {result['labels_used']} label(s) given, but no stage is complete "
+            "(a stage counts once every item of it is labelled)."
+        )
+        return
+    known = any(row["truth"] is not None for row in result["estimates"])
+    table = Table(
+        title=(
+            f"{source.name} ({result['items']:,} items): {result['labels_in_estimate']:,} "
+            f"labels chosen by {result['sampler']} for {result['measure']}, "
+            f"{result['prob']:.0%} confidence intervals"
+        )
+    )
+    columns = ["output", "estimate", "lower", "upper", *(["truth", "covers"] if known else [])]
+    for column in columns:
+        table.add_column(column, justify="left" if column == "output" else "right")
+
+    def fmt(value):
+        return "n/a" if value is None else f"{value:.4f}"
+
+    for row in result["estimates"]:
+        cells = [row["output"], fmt(row["estimate"]), fmt(row["lower"]), fmt(row["upper"])]
+        if known:
+            inside = None not in (row["lower"], row["truth"], row["upper"]) and (
+                row["lower"] <= row["truth"] <= row["upper"]
+            )
+            cells += [fmt(row["truth"]), "yes" if inside else "no"]
+        table.add_row(*cells)
+    console.print(table)
+    others = [r["output"] for r in result["estimates"] if r["basis"] == "same labels"]
+    if others:
+        console.print(
+            f"{', '.join(others)}: estimated from the same labels (the run's draws weighted "
+            f"for each measure).",
+            style="dim",
+        )
+    for name, reason in result["unavailable"].items():
+        console.print(f"{name}: not estimated ({reason})", style="yellow")
+    if not result["completed"]:
+        console.print(
+            f"stopped after {result['labels_used']:,} of {result['budget']:,} labels; the "
+            f"estimate uses the {result['labels_in_estimate']:,} of complete stages.",
+            style="yellow",
+        )
+    console.print(f"{result['labels_used']:,} labels in {result['seconds']:.1f} s", style="dim")
+    if result["report"]:
+        console.print(f"report: {', '.join(result['report'])}")

@@ -1,0 +1,166 @@
+"""What ``bayeval evaluate`` reports: the plots of a run.
+
+A sampler's labels say more than its own measure: ``sampler.estimate(measure=...)`` estimates
+precision, recall and the precision-recall curve from the labels an F1 run bought (sample
+reuse, Marchant & Rubinstein 2021, §3.3.1). This module draws what comes out.
+
+Contents
+--------
+pr_thresholds
+    Evenly spaced score thresholds for a precision-recall curve of a pool.
+plot_history
+    Estimates and intervals against the number of labels used.
+plot_pr_curve
+    Precision and recall by threshold, and the precision-recall curve, with their bands.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["plot_history", "plot_pr_curve", "pr_thresholds"]
+
+
+def pr_thresholds(scores: np.ndarray, n: int = 19) -> np.ndarray:
+    """Return up to ``n`` evenly spaced thresholds strictly inside the range of ``scores``.
+
+    Each is rounded to three significant digits (so the outputs have short names), and
+    repeats are dropped; a pool with a single score value gets none.
+
+    Examples
+    --------
+    >>> from bayeval.report import pr_thresholds
+    >>> pr_thresholds(np.array([0.0, 0.3, 1.0]), n=4)
+    array([0.2, 0.4, 0.6, 0.8])
+    """
+    lo, hi = float(np.min(scores)), float(np.max(scores))
+    inner = np.linspace(lo, hi, n + 2)[1:-1]
+    rounded = np.unique([float(f"{t:.3g}") for t in inner])
+    return rounded[(rounded > lo) & (rounded < hi)]
+
+
+def plot_history(history: Any, path: Any, *, truth: dict | None = None, title: str = "") -> None:
+    """Save the estimate and interval of each output against the labels used, as a PNG.
+
+    Parameters
+    ----------
+    history : xarray.Dataset
+        ``estimate``, ``lower`` and ``upper`` over dims ``labels`` and ``output`` (as
+        :attr:`bayeval.Run.history`), with attributes ``prob`` and ``interval``.
+    path : str or pathlib.Path
+    truth : dict, optional
+        True value of some outputs, drawn as dashed lines.
+    title : str, optional
+    """
+    import matplotlib.pyplot as plt
+
+    outputs = [str(o) for o in history["output"].values]
+    labels = history["labels"].values
+    fig, axes = plt.subplots(
+        1, len(outputs), figsize=(3.6 * len(outputs) + 0.8, 3.4), squeeze=False
+    )
+    band = f"{history.attrs['prob']:.0%} {history.attrs['interval']} interval"
+    for ax, output in zip(axes[0], outputs, strict=True):
+        h = history.sel(output=output)
+        ax.fill_between(labels, h["lower"], h["upper"], color="C0", alpha=0.25, label=band)
+        ax.plot(labels, h["estimate"], color="C0", marker=".", label="estimate")
+        if truth and output in truth:
+            ax.axhline(truth[output], color="black", linestyle="--", linewidth=1, label="truth")
+        ax.set_title(output)
+        ax.set_xlabel("labels used")
+        ax.grid(True, alpha=0.3)
+    axes[0, 0].legend(loc="lower right", fontsize="small")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_pr_curve(
+    thresholds: Any,
+    confidence: Any,
+    path: Any,
+    *,
+    credible: Any = None,
+    truth: np.ndarray | None = None,
+    title: str = "",
+) -> None:
+    """Save precision and recall by threshold, and the precision-recall curve, as a PNG.
+
+    Parameters
+    ----------
+    thresholds : array_like
+        The ``L`` thresholds of the :class:`~bayeval.measures.PrecisionRecallCurve`.
+    confidence : xarray.Dataset
+        Its ``Estimate.interval(prob)``: ``estimate``, ``lower``, ``upper`` over the ``2L``
+        outputs (the precisions, then the recalls).
+    path : str or pathlib.Path
+    credible : xarray.Dataset, optional
+        ``Estimate.interval(prob, kind="credible")``, drawn as a second, hatched band.
+    truth : numpy.ndarray, optional
+        The true ``2L`` values, drawn dashed.
+    title : str, optional
+
+    Notes
+    -----
+    Left: precision and recall against the threshold, with the design-based confidence band
+    (shaded) and, when given, the model-based credible band (hatched). Right: the curve of
+    (recall, precision) pairs, with each point's confidence interval on both axes.
+    """
+    import matplotlib.pyplot as plt
+
+    t = np.asarray(thresholds, dtype=float)
+    prob = confidence.attrs["prob"]
+
+    def halves(values):  # the precisions, then the recalls
+        values = np.asarray(values, dtype=float)
+        return {"precision": values[: t.size], "recall": values[t.size :]}
+
+    conf = {v: halves(confidence[v].values) for v in ("estimate", "lower", "upper")}
+    cred = None if credible is None else {v: halves(credible[v].values) for v in ("lower", "upper")}
+    true = None if truth is None else halves(truth)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6), layout="constrained")
+    for which, color in (("precision", "C0"), ("recall", "C1")):
+        left.fill_between(
+            t, conf["lower"][which], conf["upper"][which], color=color, alpha=0.25, linewidth=0,
+            label=f"{which}: {prob:.0%} confidence band",
+        )  # fmt: skip
+        if cred is not None:
+            left.fill_between(
+                t, cred["lower"][which], cred["upper"][which], facecolor="none", edgecolor=color,
+                hatch="///", linewidth=0.8, label=f"{which}: {prob:.0%} credible band (model)",
+            )  # fmt: skip
+        left.plot(t, conf["estimate"][which], color=color, marker=".")
+        if true is not None:
+            left.plot(t, true[which], color=color, linestyle="--", linewidth=1)
+    if true is not None:
+        left.plot([], [], color="black", linestyle="--", linewidth=1, label="truth")
+    left.set_xlabel("score threshold")
+    left.set_ylabel("precision, recall")
+    left.set_title("by threshold")
+
+    p, r = conf["estimate"]["precision"], conf["estimate"]["recall"]
+    right.errorbar(
+        r, p, xerr=[r - conf["lower"]["recall"], conf["upper"]["recall"] - r],
+        yerr=[p - conf["lower"]["precision"], conf["upper"]["precision"] - p], color="C2",
+        marker="o", markersize=3, capsize=2, linewidth=1, elinewidth=0.7, ecolor="C2",
+        alpha=0.8, label=f"estimate, {prob:.0%} confidence intervals",
+    )  # fmt: skip
+    if true is not None:
+        right.plot(
+            true["recall"], true["precision"], color="black", linestyle="--", linewidth=1,
+            label="truth",
+        )  # fmt: skip
+    right.set_xlabel("recall")
+    right.set_ylabel("precision")
+    right.set_title("precision-recall curve")
+    for ax in (left, right):
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize="x-small")
+    if title:
+        fig.suptitle(title)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)

@@ -1,0 +1,298 @@
+"""``bayeval evaluate``: the FEBRL demo, labelled files, the interactive loop and its errors."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import bayeval as be
+from bayeval.cli import app
+
+runner = CliRunner()
+
+
+def _flat(text: str) -> str:
+    """Join an error box's wrapped lines, so messages can be searched for whole."""
+    return " ".join(text.replace("│", " ").split())
+
+
+@pytest.fixture(scope="module")
+def items():
+    """3,000 scored items with string ids, 5% positives, and their true labels."""
+    gen = np.random.default_rng(11)
+    truth = (gen.random(3000) < 0.05).astype(np.int8)
+    score = np.where(truth == 1, gen.beta(5, 2, truth.size), gen.beta(1, 6, truth.size))
+    return pd.DataFrame(
+        {
+            "id": [f"item-{i:04d}" for i in range(truth.size)],
+            "score": score.round(6),
+            "prediction": (score >= 0.5).astype(np.int8),
+            "label": truth,
+        }
+    )
+
+
+def _write(df, path):
+    if path.suffix == ".csv":
+        df.to_csv(path, index=False)
+    else:
+        df.to_parquet(path, index=False)
+    return path
+
+
+def _pool(df):
+    return be.Pool(df["score"].to_numpy(), df["prediction"].to_numpy(), ids=df["id"].to_numpy())
+
+
+def _json(result):
+    """Parse the JSON output; CliRunner echoes typed input into stdout, a terminal does not."""
+    return json.loads(result.stdout[result.stdout.index("{\n") :])
+
+
+def _rows(out):
+    return {row["output"]: row for row in out["estimates"]}
+
+
+def _check_rows(out):
+    # the t intervals of the samplers are not clipped to [0, 1]; the estimates are in it
+    for row in out["estimates"]:
+        assert 0 <= row["estimate"] <= 1 and row["lower"] <= row["estimate"] <= row["upper"], row
+
+
+def test_febrl_json_equals_the_python_api():
+    result = runner.invoke(
+        app, ["evaluate", "--pool", "febrl", "--budget", "200", "--seed", "3", "--json",
+              "--no-report"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert (out["items"], out["labels_used"], out["sampler"], out["completed"]) == (
+        499_500, 200, "ais", True,
+    )  # fmt: skip
+    pairs = be.datasets.load_febrl_pairs()
+    pool = be.Pool(pairs["score"].to_numpy(), pairs["predicted"].to_numpy())
+    truth = pairs["label"].to_numpy()
+    run = be.evaluate(pool, be.measures.FScore(), truth, 200, "ais", rng=3)
+    rows = _rows(out)
+    assert list(rows) == ["f1", "precision", "recall"]
+    ci = run.estimate.interval(0.95)
+    assert rows["f1"]["basis"] == "sampled for"
+    assert (rows["f1"]["estimate"], rows["f1"]["lower"], rows["f1"]["upper"]) == (
+        run.estimate.value[0], ci["lower"].values[0], ci["upper"].values[0],
+    )  # fmt: skip
+    for name, measure in (("precision", be.measures.Precision()), ("recall", be.measures.Recall())):
+        est = run.sampler.estimate(measure=measure)
+        assert rows[name]["basis"] == "same labels"
+        assert rows[name]["estimate"] == est.value[0]
+        assert rows[name]["truth"] == measure.value(truth, predictions=pool.predictions)[0]
+    assert rows["f1"]["truth"] == pytest.approx(2 * 494 / (500 + 514))  # FEBRL: 494 TP, 20 FP
+    _check_rows(out)
+
+
+def test_febrl_table_and_report(tmp_path):
+    result = runner.invoke(
+        app, ["evaluate", "--pool", "febrl", "--budget", "150", "--report", str(tmp_path)],
+        terminal_width=150,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "150 labels chosen by ais for f1, 95% confidence intervals" in _flat(result.stdout)
+    for word in ("precision", "recall", "truth", "covers"):
+        assert word in result.stdout
+    for name in ("estimates.png", "pr_curve.png"):
+        assert (tmp_path / name).stat().st_size > 20_000
+    assert "150/150" in result.stderr  # the progress bar
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_labelled_file_is_a_simulated_oracle(tmp_path, items, suffix):
+    path = _write(items, tmp_path / f"pool{suffix}")
+    result = runner.invoke(
+        app, ["evaluate", "--pool", str(path), "--budget", "120", "--batch-size", "40", "--json",
+              "--seed", "5", "--report", str(tmp_path / "report")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["oracle"] == "labels" and out["items"] == 3000
+    pool = _pool(items)
+    run = be.evaluate(pool, be.measures.FScore(), items["label"].to_numpy(), 120, "ais",
+                      batch_size=40, rng=5)  # fmt: skip
+    assert _rows(out)["f1"]["estimate"] == run.estimate.value[0]
+    assert _rows(out)["recall"]["truth"] == pytest.approx(
+        be.measures.Recall().value(items["label"], predictions=items["prediction"])[0]
+    )
+    assert [p.rsplit("/", 1)[1] for p in out["report"]] == ["estimates.png", "pr_curve.png"]
+    _check_rows(out)
+
+
+def test_other_measure_and_sampler(tmp_path, items):
+    path = _write(items.drop(columns="prediction"), tmp_path / "pool.csv")  # score >= 0.5
+    result = runner.invoke(
+        app, ["evaluate", "--pool", str(path), "--measure", "accuracy", "--sampler", "passive",
+              "--budget", "100", "--json", "--no-report"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert [r["output"] for r in out["estimates"]] == ["accuracy", "precision", "recall", "f1"]
+    assert out["sampler"] == "passive" and out["report"] == []
+    _check_rows(out)
+
+
+def test_measures_the_draws_do_not_cover_are_reported(tmp_path, items):
+    path = _write(items, tmp_path / "pool.csv")
+    result = runner.invoke(
+        app, ["evaluate", "--pool", str(path), "--measure", "precision", "--budget", "60",
+              "--report", str(tmp_path / "r")], terminal_width=200,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    text = _flat(result.stdout)
+    assert "recall: not estimated" in text and "f1: not estimated" in text
+    assert "pr_curve: not estimated" in text and "proposal never draws some items" in text
+    assert not (tmp_path / "r" / "pr_curve.png").exists()
+
+
+def _unlabelled(items, tmp_path):
+    return _write(items.drop(columns="label").iloc[:400], tmp_path / "unlabelled.csv")
+
+
+def _replay(items, answers, budget=4, batch=2, seed=0):
+    """The same labelling through ask/tell: ``answers`` as typed, skips asked again last."""
+    sampler = be.sampling.AIS(_pool(items.iloc[:400]), be.measures.FScore(), batch_size=batch,
+                              rng=seed)  # fmt: skip
+    typed = iter(answers)
+    shown = []
+    while sampler.labels_used < budget:
+        queue = list(sampler.ask(min(batch, budget - sampler.labels_used)))
+        while queue:
+            item = queue.pop(0)
+            shown.append(item)
+            answer = next(typed)
+            if answer == "s":
+                queue.append(item)
+            else:
+                sampler.tell([item], [answer == "y"])
+        sampler.estimate()  # as the command does after each stage (AIS seeds its posterior)
+    return sampler, shown
+
+
+def test_interactive_loop_with_a_skip(tmp_path, items):
+    answers = ["s", "y", "n", "n", "y"]  # the first item is skipped, then labelled n
+    sampler, shown = _replay(items, answers)
+    assert shown[0] == shown[2] and len(set(shown)) == 4
+    result = runner.invoke(
+        app, ["evaluate", "--pool", str(_unlabelled(items, tmp_path)), "--budget", "4",
+              "--batch-size", "2", "--json", "--no-report"],
+        input="\n".join(["maybe", *answers]) + "\n",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    out = _json(result)
+    assert out["oracle"] == "interactive" and out["completed"] and out["labels_used"] == 4
+    assert _rows(out)["f1"]["estimate"] == sampler.estimate().value[0]
+    assert _rows(out)["f1"]["truth"] is None
+    # the prompt and each item's fields went to stderr, away from the JSON
+    first = items.set_index("id").loc[shown[0]]
+    assert shown[0] in result.stderr and str(first["score"]) in result.stderr
+    assert "'maybe': answer y, n, s or q." in result.stderr
+    assert "skipped: asked again at the end of this stage" in result.stderr
+
+
+def test_quit_reports_the_complete_stages(tmp_path, items):
+    path = _unlabelled(items, tmp_path)
+    sampler, _ = _replay(items, ["y", "n"], budget=2)
+    result = runner.invoke(
+        app, ["evaluate", "--pool", str(path), "--budget", "4", "--batch-size", "2",
+              "--report", str(tmp_path / "r")],
+        input="y\nn\ny\nq\n", terminal_width=200,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    est = sampler.estimate()
+    assert f"after 2 labels: f1 {est.value[0]:.4f}" in result.stdout
+    assert "stopped after 3 of 4 labels; the estimate uses the 2 of complete stages" in (
+        _flat(result.stdout)
+    )
+    assert (tmp_path / "r" / "estimates.png").exists()
+
+
+def test_quit_before_a_stage_is_complete_and_end_of_input(tmp_path, items):
+    path = _unlabelled(items, tmp_path)
+    for answers in ("y\nq\n", "y\n"):  # quit, or the input ends
+        result = runner.invoke(
+            app, ["evaluate", "--pool", str(path), "--budget", "4", "--batch-size", "2",
+                  "--json", "--no-report"],
+            input=answers,
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        out = _json(result)
+        assert (out["completed"], out["labels_used"], out["estimates"]) == (False, 1, [])
+
+
+def test_interactive_hides_the_label_column(tmp_path, items):
+    path = _write(items.iloc[:400], tmp_path / "labelled.csv")
+    result = runner.invoke(
+        app, ["evaluate", "--pool", str(path), "--interactive", "--budget", "2",
+              "--batch-size", "2", "--no-report"],
+        input="y\ny\n",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "│ score " in result.stdout and "│ label " not in result.stdout
+    assert "truth" in result.stdout  # the file's labels still give the true values
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "message"),
+    [
+        (["--pool", "scores.txt"], "--pool", "expected 'febrl' or a .csv or .parquet file"),
+        (["--pool", "missing.csv"], "--pool", "file 'missing.csv' does not exist"),
+        (["--pool", "{no_score}"], "--pool", "a column 'score' is needed"),
+        (["--pool", "{nan_score}"], "--pool", "'score' must hold finite numbers; data row 2"),
+        (["--pool", "{bad_label}"], "--pool", "column 'label' must hold 0 or 1"),
+        (["--pool", "{repeated_id}"], "--pool", "`ids` must be unique; id 'a'"),
+        (["--pool", "{good}", "--budget", "4"], "--budget", "at most the pool's 3 items; got 4"),
+        (["--pool", "{good}", "--prob", "1.5"], "--prob", "open interval (0, 1); got 1.5"),
+        (["--pool", "{good}", "--sampler", "magic"], "--sampler", "must be one of ais,"),
+        (["--pool", "{good}", "--budget", "0"], "--budget", "greater than or equal to 1"),
+        (["--pool", "{no_id}"], "--pool", "column 'id' is empty in data row 2"),
+        (["--pool", "{unlabelled}", "--no-interactive"], "--no-interactive", "no 'label' column"),
+    ],
+)
+def test_errors_name_the_option(tmp_path, args, option, message):
+    files = {
+        "no_score": pd.DataFrame({"id": [1, 2], "points": [0.1, 0.2]}),
+        "nan_score": pd.DataFrame({"score": [0.1, None, 0.3]}),
+        "bad_label": pd.DataFrame({"score": [0.1, 0.9], "label": [0, 2]}),
+        "repeated_id": pd.DataFrame({"id": ["a", "b", "a"], "score": [0.1, 0.9, 0.4]}),
+        "no_id": pd.DataFrame({"id": ["a", None], "score": [0.1, 0.9]}),
+        "good": pd.DataFrame({"score": [0.1, 0.9, 0.4], "label": [0, 1, 1]}),
+        "unlabelled": pd.DataFrame({"score": [0.1, 0.9, 0.4]}),
+    }
+    paths = {k: str(_write(df, tmp_path / f"{k}.csv")) for k, df in files.items()}
+    result = runner.invoke(app, ["evaluate", *(a.format(**paths) for a in args)])
+    assert result.exit_code == 2
+    text = _flat(result.output)
+    assert option in text and message in text, text
+
+
+def test_a_sampler_that_runs_out_of_items_is_an_error(tmp_path, items):
+    # a precision run's proposal ignores the items predicted negative: ~150 of 3,000 here
+    path = _write(items, tmp_path / "pool.csv")
+    result = runner.invoke(
+        app, ["evaluate", "--pool", str(path), "--measure", "precision", "--budget", "1000"]
+    )
+    assert result.exit_code == 2
+    assert "labels: `n` must be at most" in _flat(result.stderr)
+
+
+def test_interactive_run_out_of_items_keeps_the_labels(tmp_path):
+    # a precision run draws only the predicted positives: 2 of these 12 items
+    scores = [*np.linspace(0, 0.4, 10), 0.6, 0.9]
+    path = _write(pd.DataFrame({"score": scores}), tmp_path / "few.csv")
+    result = runner.invoke(
+        app, ["evaluate", "--pool", str(path), "--measure", "precision", "--budget", "5",
+              "--batch-size", "2", "--no-report"],
+        input="y\nn\n", terminal_width=200,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    text = _flat(result.stdout)
+    assert "the sampler can draw no more items" in text
+    assert "stopped after 2 of 5 labels; the estimate uses the 2 of complete stages" in text
