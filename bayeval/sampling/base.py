@@ -41,6 +41,9 @@ class Sampler(ABC):
         self.batch_size = check_int(batch_size, "batch_size", minimum=1)
         self._rng = check_rng(rng)
         self._labels: dict[int, int] = {}
+        # the same labels as sorted positions and values, for vectorised look-ups
+        self._sorted_positions = np.empty(0, dtype=np.int64)
+        self._sorted_labels = np.empty(0, dtype=np.int8)
         self._pending: set[int] = set()
         self.stage = 0
 
@@ -120,6 +123,10 @@ class Sampler(ABC):
         for p, y in zip(positions, values, strict=True):
             self._pending.discard(int(p))
             self._labels[int(p)] = int(y)
+        order = np.argsort(positions)
+        at = np.searchsorted(self._sorted_positions, positions[order])
+        self._sorted_positions = np.insert(self._sorted_positions, at, positions[order])
+        self._sorted_labels = np.insert(self._sorted_labels, at, values[order])
         self._on_labels(positions, values)
         if not self._pending:
             self.stage += 1
@@ -183,7 +190,8 @@ class Sampler(ABC):
         return self.pool.ids[positions]
 
     def _label_array(self, positions: np.ndarray) -> np.ndarray:
-        return np.fromiter((self._labels[int(p)] for p in positions), np.int8, positions.size)
+        """Labels of labelled items at ``positions``."""
+        return self._sorted_labels[np.searchsorted(self._sorted_positions, positions)]
 
     def _labelled_positions(self) -> np.ndarray:
         return np.fromiter(self._labels, np.int64, len(self._labels))
