@@ -26,6 +26,7 @@ __all__ = [
     "TreeFit",
     "dirichlet_tree_em",
     "dirichlet_tree_gibbs",
+    "dirichlet_tree_predictive",
     "leaf_counts_to_nodes",
     "tree_prior",
 ]
@@ -322,3 +323,54 @@ def dirichlet_tree_gibbs(
         response = joint / joint.sum(axis=1, keepdims=True)
         responses[sweep], thetas[sweep] = response, theta
     return responses, thetas
+
+
+def dirichlet_tree_predictive(parent, leaves, counts, alpha, beta) -> np.ndarray:
+    """Posterior predictive label distribution of an item in each leaf (Eq. 14 of [1]_).
+
+    With (weighted) observed counts, ``p(y | k) ∝ alpha~[y] prod_{c on the path to k}
+    beta~[y, c] / sum_{siblings c'} beta~[y, c']``, where ``alpha~ = alpha + counts`` summed
+    over the leaves and ``beta~[y, c] = beta[y, c] +`` the counts of label ``y`` below ``c``
+    (Eq. 15). For a stochastic oracle the counts are importance weights (Appendix H), which
+    corrects the bias of the adaptive sample.
+
+    Parameters
+    ----------
+    parent, leaves, alpha, beta
+        As in :func:`dirichlet_tree_em`; ``beta > 0``.
+    counts : array_like of float
+        ``(K, C)`` (weighted) labels of each class observed in each leaf.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(K, C)``, rows summing to 1.
+
+    References
+    ----------
+    .. [1] N. G. Marchant and B. I. P. Rubinstein. Needle in a haystack: label-efficient
+       evaluation under extreme class imbalance. KDD 2021. Appendix H.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> parent, leaves = np.array([-1, 0, 0]), np.array([1, 2])
+    >>> beta = np.ones((2, 3))
+    >>> dirichlet_tree_predictive(parent, leaves, [[2.0, 0.0], [0.0, 2.0]], [1.0, 1.0], beta)
+    array([[0.75, 0.25],
+           [0.25, 0.75]])
+    """
+    parent = np.asarray(parent, dtype=np.intp)
+    leaves = np.asarray(leaves, dtype=np.intp)
+    counts = np.asarray(counts, dtype=float)
+    beta_tilde = np.asarray(beta, dtype=float) + leaf_counts_to_nodes(parent, leaves, counts.T)
+    children = parent[1:]
+    totals = np.zeros_like(beta_tilde)
+    for y in range(counts.shape[1]):
+        totals[y] = np.bincount(children, weights=beta_tilde[y, 1:], minlength=parent.size)
+    log_branch = np.zeros((counts.shape[1], parent.size + 1))  # the sentinel keeps log 1 = 0
+    log_branch[:, 1 : parent.size] = np.log(beta_tilde[:, 1:]) - np.log(totals[:, children])
+    paths = _paths(parent, leaves)
+    log_p = log_branch[:, paths].sum(axis=2).T + np.log(np.asarray(alpha) + counts.sum(axis=0))
+    p = np.exp(log_p - log_p.max(axis=1, keepdims=True))
+    return p / p.sum(axis=1, keepdims=True)

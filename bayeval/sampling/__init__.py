@@ -6,6 +6,7 @@
 ``StaticIS``       importance sampling from Proposition 4's proposal built from the scores
 ``OASIS``          stratified adaptive importance sampling (Marchant & Rubinstein 2017)
 ``AIS``            adaptive importance sampling with a Dirichlet-tree oracle model (2021)
+``StochasticAIS``  the same for a stochastic oracle: every draw is a new question (App. H)
 =================  =====================================================================
 
 Every sampler has ``ask(n)`` (ids of ``n`` new items to label), ``tell(ids, labels)`` and
@@ -19,6 +20,7 @@ from bayeval.sampling.oasis import OASIS
 from bayeval.sampling.passive import Passive
 from bayeval.sampling.run import Run, evaluate
 from bayeval.sampling.static import StaticIS
+from bayeval.sampling.stochastic import StochasticAIS
 from bayeval.sampling.stratified import Stratified
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "Run",
     "Sampler",
     "StaticIS",
+    "StochasticAIS",
     "Stratified",
     "evaluate",
 ]

@@ -288,11 +288,19 @@ class ImportanceSampler(Sampler):
     def _draws_everything(self) -> bool:
         return False
 
+    def _draw_labels(self, positions: np.ndarray) -> np.ndarray:
+        """Labels of the draws of complete stages (an item's one label, by default)."""
+        return self._label_array(positions)
+
+    def _labels_behind(self, positions: np.ndarray) -> int:
+        """Labels the draws of complete stages cost: the distinct items, by default."""
+        return len(set(positions.tolist()))
+
     def _estimate(self, variance: str, target: Target) -> Estimate:
         pos, q = self._draws()
         if pos.size == 0:
             raise ValueError(NEEDS_STAGE)
-        labels = self._label_array(pos)
+        labels = self._draw_labels(pos)
         losses = target.loss(pos, labels)  # (N, D)
         M, N = self.pool.size, pos.size
         w = 1.0 / (M * q)
@@ -314,7 +322,7 @@ class ImportanceSampler(Sampler):
             value=G,
             R=R,
             covariance=cov,
-            labels_used=len(set(pos.tolist())),
+            labels_used=self._labels_behind(pos),
             n_samples=N,
             df=N - 1,
             method=self.method,

@@ -14,7 +14,7 @@ from bayeval.sampling.estimate import Estimate
 
 __all__ = ["Run", "evaluate", "sampler_class"]
 
-SAMPLERS = ("ais", "oasis", "passive", "static_is", "stratified")
+SAMPLERS = ("ais", "oasis", "passive", "static_is", "stochastic_ais", "stratified")
 
 
 def sampler_class(name: str) -> type[Sampler]:
@@ -25,10 +25,10 @@ def sampler_class(name: str) -> type[Sampler]:
     >>> sampler_class("static_is").__name__
     'StaticIS'
     """
-    from bayeval.sampling import AIS, OASIS, Passive, StaticIS, Stratified
+    from bayeval.sampling import AIS, OASIS, Passive, StaticIS, StochasticAIS, Stratified
 
     name = check_choice(name, SAMPLERS, "sampler")
-    classes = (AIS, OASIS, Passive, StaticIS, Stratified)
+    classes = (AIS, OASIS, Passive, StaticIS, StochasticAIS, Stratified)
     return {cls.method: cls for cls in classes}[name]
 
 
@@ -76,8 +76,10 @@ def evaluate(
         to their 0/1 labels, or an oracle over pool positions.
     budget : int
         Distinct items to label, at most the pool size.
-    sampler : {"ais", "oasis", "passive", "static_is", "stratified"} or Sampler, default "ais"
-        A name (built with ``sampler_options``, ``batch_size`` and ``rng``) or a sampler.
+    sampler : str or Sampler, default "ais"
+        A name of :data:`SAMPLERS` ("ais", "oasis", "passive", "static_is", "stochastic_ais",
+        "stratified"), built with ``sampler_options``, ``batch_size`` and ``rng``, or a
+        sampler.
     batch_size : int, default 50
         Items per stage (the last stage may be smaller, to end at ``budget``).
     prob : float, default 0.95
