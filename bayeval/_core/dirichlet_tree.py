@@ -65,7 +65,7 @@ class _EMStep:
         self.flat = self.paths.ravel()
         self.children = parent[1:]
         self.n_nodes = parent.size
-        self.shift = beta[:, 1:] - 1.0  # the Dirichlet mode of each branch, (C, nodes - 1)
+        self.shift = beta[:, 1:]  # M-step numerators beta + counts: each branch's mean
         self.labelled, self.unlabelled, self.alpha = labelled, unlabelled, alpha
 
     def __call__(self, response: np.ndarray) -> np.ndarray:
@@ -141,8 +141,7 @@ def dirichlet_tree_em(
     alpha : array_like of float
         ``(C,)`` Dirichlet concentrations of ``theta``; all > 1, so that the mode is interior.
     beta : array_like of float
-        ``(C, n_nodes)`` branch concentrations, all > 1 so that every branch's mode is
-        interior.
+        ``(C, n_nodes)`` branch concentrations, all > 0.
     tol : float, default 1e-10
         Stop when no response probability changes by more than this.
     max_iter : int, default 1000
@@ -159,12 +158,14 @@ def dirichlet_tree_em(
     E-step (Eq. 12): ``E[count[k, y]] = labelled[k, y] + unlabelled[k] response[k, y]``. The
     posterior concentrations are ``alpha + sum_k E[count[k]]`` and, at each node, ``beta`` plus
     the expected counts of the leaves below it (a backward pass). M-step: ``theta`` is the
-    Dirichlet mode, and each node's branch probabilities the mode of their Dirichlet,
-    ``(beta_tilde[c] - 1) / sum over siblings``; ``psi`` multiplies them along each
-    root-to-leaf path (Eq. 10, a forward pass). This is the posterior mode in the branch
-    probabilities; Eq. 11 of [1]_ subtracts ``L_c`` (the leaves below ``c``) instead of 1, the
-    mode in the leaf probabilities, which needs ``beta[y, c] > L_c`` and so a prior that pulls
-    every class towards equal shares of the leaves (see ``tree_prior``). The response of an
+    Dirichlet mode, and each node's branch probabilities ``beta_tilde[c] / sum over
+    siblings``; ``psi`` multiplies them along each root-to-leaf path (Eq. 10, a forward pass).
+    The branch update is the mean of the branch's Dirichlet (its mode under ``beta + 1``), so
+    the fixed point is the posterior mode of the model with branch concentrations
+    ``beta + 1``: it exists for any ``beta > 0``, however sparse. Eq. 11 of [1]_ subtracts
+    ``L_c`` (the leaves below ``c``), the mode in the leaf probabilities, which needs
+    ``beta[y, c] > L_c`` and so a prior that pulls every class towards equal shares of the
+    leaves (see ``tree_prior``). The response of an
     unlabelled item is ``psi[y, leaf] theta[y]`` normalised over ``y`` (Eq. 13).
 
     References
@@ -178,12 +179,12 @@ def dirichlet_tree_em(
 
     >>> import numpy as np
     >>> parent, leaves = np.array([-1, 0, 0]), np.array([1, 2])
-    >>> beta = np.full((2, 3), 2.0)          # 1 + one leaf below each branch
+    >>> beta = np.full((2, 3), 2.0)          # two pseudo-labels per branch
     >>> fit = dirichlet_tree_em(parent, leaves, labelled=[[0, 8], [9, 1]],
     ...                         unlabelled=[100, 100], alpha=[2.0, 2.0], beta=beta)
     >>> fit.response.round(3)                # P(y | leaf) for unlabelled items
-    array([[0.099, 0.901],
-           [0.832, 0.168]])
+    array([[0.163, 0.837],
+           [0.782, 0.218]])
     """
     parent = np.asarray(parent, dtype=np.intp)
     leaves = np.asarray(leaves, dtype=np.intp)
@@ -227,20 +228,20 @@ def tree_prior(parent, leaves, leaf_prior, *, strength: float, smoothing: float)
     ``leaf_prior[k, y]`` (rows summing to 1, e.g. mean classifier scores) is worth ``strength``
     pseudo-labels per leaf: ``a[y, k] = strength * leaf_prior[k, y]``. Then
     ``alpha[y] = 1 + sum_k a[y, k]`` and, for every node ``c`` but the root,
-    ``beta[y, c] = 1 + a[y, below c] + smoothing``: the pseudo-counts of the leaves below plus
-    ``smoothing`` at each branch, which pulls siblings towards equal shares, plus 1 so that
-    every branch mode is interior. The paper's ``depth(c)^2 + a[y, below c]`` is not used:
-    with Eq. 11's mode it goes negative, and a concentration that grows with the leaves below
-    (``L_c``, which keeps Eq. 11 positive) is a flat Dirichlet over all leaves, worth one
-    pseudo-label per leaf and class: with 256 leaves and 100 positives it spreads a large
-    share of the positives' posterior mass over the low-score leaves (see the model card).
+    ``beta[y, c] = a[y, below c] + smoothing``: the pseudo-counts of the leaves below plus
+    ``smoothing`` at each branch, which pulls siblings towards equal shares. The paper's
+    ``depth(c)^2 + a[y, below c]`` is not used: with Eq. 11's mode it goes negative, and a
+    concentration that grows with the leaves below (``L_c``, which keeps Eq. 11 positive) is a
+    flat Dirichlet over all leaves, worth one pseudo-label per leaf and class: with 256 leaves
+    and 100 positives it spreads much of the positives' posterior mass over the low-score
+    leaves (see the model card).
     """
     parent = np.asarray(parent, dtype=np.intp)
     leaves = np.asarray(leaves, dtype=np.intp)
     pseudo = strength * np.asarray(leaf_prior, dtype=float)  # (K, C)
     below = leaf_counts_to_nodes(parent, leaves, np.eye(leaves.size))  # (K, n_nodes)
     alpha = 1.0 + pseudo.sum(axis=0)
-    beta = 1.0 + pseudo.T @ below + smoothing
+    beta = pseudo.T @ below + smoothing
     beta[:, 0] = 0.0
     return alpha, beta
 

@@ -52,6 +52,13 @@ class AIS(ImportanceSampler):
     defensive : float, default 0.0
         Mix ``delta`` of the uniform distribution into the proposal (§3.3.1), so the samples
         can be reused for other measures. ``anchor + defensive`` must be below 1.
+    posterior_draws : int, default 500
+        Kept draws per chain (4 chains) of :attr:`Estimate.posterior`.
+    posterior_thin : int, default 10
+        With ``model.engine == "exact"``, keep every ``posterior_thin``-th data-augmentation
+        sweep: the chain moves slowly when unlabelled items far outnumber labels. Check
+        ``az.rhat`` on the posterior; ``DirichletTree(engine="pymc")`` (NUTS, unlabelled labels
+        summed out) mixes well where data augmentation does not.
 
     Notes
     -----
@@ -109,6 +116,8 @@ class AIS(ImportanceSampler):
         sweeps: int = 20,
         anchor: float = 0.5,
         defensive: float = 0.0,
+        posterior_draws: int = 500,
+        posterior_thin: int = 10,
         batch_size: int = 50,
         rng: Any = None,
     ):
@@ -126,6 +135,8 @@ class AIS(ImportanceSampler):
         self.sweeps = check_int(sweeps, "sweeps", minimum=1)
         self.anchor = _check_share(anchor, "anchor")
         self.defensive = _check_share(defensive, "defensive")
+        self.posterior_draws = check_int(posterior_draws, "posterior_draws", minimum=1)
+        self.posterior_thin = check_int(posterior_thin, "posterior_thin", minimum=1)
         if self.anchor + self.defensive >= 1:
             raise ValueError(
                 f"`anchor + defensive` must be below 1 (the model's share of the proposal); "
@@ -320,11 +331,15 @@ class AIS(ImportanceSampler):
         np.add.at(cell_labels, (cell, self._label_array(pos).astype(np.intp)), 1)
         return sizes, cell_labels
 
-    def _measure_posterior(
-        self, target, labelled, unlabelled, sizes, cell_labels, seed, draws=500, chains=4
-    ):
+    def _measure_posterior(self, target, labelled, unlabelled, sizes, cell_labels, seed):
         rng = check_rng(seed)
-        tree = self.model.posterior(labelled, unlabelled, chains=chains, draws=draws, rng=rng)
+        thin = self.posterior_thin if self.model.spec.engine == "exact" else 1
+        tree = self.model.posterior(
+            labelled, unlabelled, chains=4, draws=self.posterior_draws * thin, rng=rng
+        )
+        if thin > 1:
+            kept = tree["posterior"].to_dataset().isel(draw=slice(thin - 1, None, thin))
+            tree["posterior"] = kept.assign_coords(draw=np.arange(self.posterior_draws))
         resp = tree["posterior"]["response"].values  # (chain, draw, K)
         stratum, pattern = np.divmod(np.arange(sizes.size), target.table.shape[0])
         unl_cell = (sizes - cell_labels.sum(axis=1)).astype(np.int64)

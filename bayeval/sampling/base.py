@@ -353,13 +353,19 @@ def _support_within(own: Target, other: Target) -> bool:
 def _psd(matrix: np.ndarray) -> np.ndarray:
     """Symmetrise a covariance and clip its negative eigenvalues.
 
-    The plug-in ``q_N`` can make eigenvalues slightly negative; NaN entries (undefined
-    outputs) are kept.
+    The plug-in ``q_N`` and round-off can make eigenvalues slightly negative. Rows and columns
+    of undefined outputs (NaN) are kept as they are; the rest is clipped on its own.
     """
-    if not np.isfinite(matrix).all():
-        return (matrix + matrix.T) / 2
-    vals, vecs = np.linalg.eigh((matrix + matrix.T) / 2)
-    return (vecs * np.maximum(vals, 0.0)) @ vecs.T
+    matrix = (matrix + matrix.T) / 2
+    ok = np.isfinite(np.diag(matrix))
+    if not np.isfinite(matrix[np.ix_(ok, ok)]).all():
+        return matrix
+    vals, vecs = np.linalg.eigh(matrix[np.ix_(ok, ok)])
+    out = matrix.copy()
+    clipped = (vecs * np.maximum(vals, 0.0)) @ vecs.T
+    np.fill_diagonal(clipped, np.maximum(np.diag(clipped), 0.0))  # round-off: -1e-34
+    out[np.ix_(ok, ok)] = clipped
+    return out
 
 
 def _binary_labels(labels: Any) -> np.ndarray:

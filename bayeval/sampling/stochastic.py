@@ -59,7 +59,7 @@ class StochasticAIS(AIS):
     ...     sampler.tell(ids, oracle(ids))
     >>> est = sampler.estimate()
     >>> est.labels_used, est.value.round(3)
-    (400, array([0.573]))
+    (400, array([0.574]))
     >>> scores[scores >= 0.5].mean().round(3)     # the truth: mean P(y = 1 | predicted positive)
     np.float64(0.589)
     """
@@ -67,10 +67,11 @@ class StochasticAIS(AIS):
     method = "stochastic_ais"
 
     def __init__(self, pool: Any, measure: Any, **options: Any):
-        if "response" in options or "sweeps" in options:
+        unused = sorted({"response", "sweeps", "posterior_draws", "posterior_thin"} & set(options))
+        if unused:
             raise ValueError(
-                "`response` and `sweeps` do not apply to StochasticAIS: its response is the "
-                "closed-form posterior predictive (Eq. 14)."
+                f"{unused} do not apply to StochasticAIS: its response is the closed-form "
+                "posterior predictive (Eq. 14), and it has no posterior of the measure."
             )
         self._weighted = None  # importance-weighted labels per leaf, set on first _adapt
         super().__init__(pool, measure, **options)

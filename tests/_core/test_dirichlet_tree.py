@@ -4,7 +4,7 @@ Oracles: (1) EM's fixed point maximises the log posterior of theta and the branc
 with the unlabelled items' labels summed out, which scipy maximises directly over softmax
 parameters of every node's branches (the Dirichlet-tree density is a product of independent
 Dirichlet densities, one per internal node);
-(2) with a flat tree the Dirichlet-tree is a Dirichlet and the M-step is the Dirichlet mode;
+(2) with a flat tree the Dirichlet-tree is a Dirichlet and the M-step is the Dirichlet mean;
 (3) per-leaf aggregation equals running the same EM item by item.
 """
 
@@ -33,8 +33,12 @@ def _branches(params):
 
 
 def log_posterior(theta, b, labelled, unlabelled, alpha, beta):
-    """Log posterior of theta and branch probabilities b, unlabelled labels summed out."""
-    out = np.sum((alpha - 1) * np.log(theta)) + np.sum((beta[:, 1:] - 1) * np.log(b[:, 1:]))
+    """Log posterior of theta and branch probabilities b, unlabelled labels summed out.
+
+    The branches' concentrations are ``beta + 1``: EM's M-step takes each branch's mean under
+    ``beta``, which is its mode under ``beta + 1``.
+    """
+    out = np.sum((alpha - 1) * np.log(theta)) + np.sum(beta[:, 1:] * np.log(b[:, 1:]))
     # psi[y, leaf]: the product of the branch probabilities on the path (Eq. 10)
     psi = np.exp(leaf_paths_log(np.log(b)))
     joint = np.log(theta)[:, None] + np.log(psi)  # (C, K)
@@ -77,12 +81,12 @@ def test_em_maximises_the_marginal_posterior(seed):
     np.testing.assert_allclose(fit.psi, psi, atol=1e-5)
 
 
-def test_flat_tree_m_step_is_the_dirichlet_mode():
+def test_flat_tree_m_step_is_the_dirichlet_mean():
     parent, leaves = np.array([-1, 0, 0, 0]), np.array([1, 2, 3])
     labelled = np.array([[3.0, 1.0], [0.0, 5.0], [2.0, 2.0]])
     beta = np.array([[0, 2.0, 3.0, 1.5], [0, 1.2, 2.0, 4.0]])
     fit = dirichlet_tree_em(parent, leaves, labelled, np.zeros(3), [2.0, 3.0], beta)
-    shifted = beta[:, 1:] - 1 + labelled.T
+    shifted = beta[:, 1:] + labelled.T
     np.testing.assert_allclose(fit.psi, shifted / shifted.sum(axis=1, keepdims=True), rtol=1e-12)
     # theta: (alpha - 1 + counts) / total = ([1, 2] + [5, 8]) / 16
     np.testing.assert_allclose(fit.theta, [6 / 16, 10 / 16], rtol=1e-12)

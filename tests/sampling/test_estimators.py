@@ -117,9 +117,10 @@ def test_credible_intervals_cover():
     # items, 10% positives whose scores overstate the positives among low scores, 200 labels,
     # 100 runs); the likelihood ignores the adaptive design, so the credible interval needs no
     # design correction, only a prior that the labels can overrule
+    # (the data-augmentation chain mixes well on 8 leaves of 50 items: thinning by 2 suffices)
     cover = []
     for r in range(100):
-        sampler = MAKERS["ais"](r)
+        sampler = AIS(POOL, F1, model=DirichletTree(depth=3), posterior_thin=2, rng=r)
         for _ in range(8):
             ids = sampler.ask(25)
             sampler.tell(ids, TRUTH[ids])
@@ -131,12 +132,29 @@ def test_credible_intervals_cover():
 
 def test_posterior_predictive_proposal_is_no_worse_than_the_plug_in():
     # the proposal built from the posterior predictive (response="predictive") against the
-    # EM plug-in (response="mode"): squared errors of G over 300 seeded runs each; the mean
-    # difference must not exceed two standard errors of the difference
-    def squared_errors(name):
-        return np.array([(e.value[0] - G_TRUE) ** 2 for e in _runs(MAKERS[name], 300, 6, 25)])
+    # EM plug-in (response="mode"), on a pool like the benchmark's but 10x smaller: 10,000
+    # items, 100 positives, scores that overstate the positives among low scores, a 32-leaf
+    # tree, 200 labels. Squared errors of G over 200 seeded runs each: the mean difference
+    # must not exceed two standard errors of the difference. (At 1e5 items the predictive is
+    # clearly better: benchmarks/README.md.)
+    gen = np.random.default_rng(11)
+    truth = np.zeros(10_000, bool)
+    truth[:100] = True
+    scores = np.where(truth, gen.beta(6, 2, truth.size), gen.beta(1, 9.7, truth.size))
+    pool = be.Pool(scores)
+    g_true = F1.value(truth, predictions=pool.predictions)[0]
 
-    predictive, plug_in = squared_errors("ais"), squared_errors("ais-mode")
+    def squared_errors(response):
+        errors = []
+        for r in range(200):
+            sampler = AIS(pool, F1, model=DirichletTree(depth=5), response=response, rng=r)
+            for _ in range(8):
+                ids = sampler.ask(25)
+                sampler.tell(ids, truth[ids])
+            errors.append((sampler.estimate().value[0] - g_true) ** 2)
+        return np.array(errors)
+
+    predictive, plug_in = squared_errors("predictive"), squared_errors("mode")
     diff = predictive.mean() - plug_in.mean()
-    se = np.sqrt(predictive.var(ddof=1) / 300 + plug_in.var(ddof=1) / 300)
+    se = np.sqrt(predictive.var(ddof=1) / 200 + plug_in.var(ddof=1) / 200)
     assert diff < 2 * se, (predictive.mean(), plug_in.mean(), se)

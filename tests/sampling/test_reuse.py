@@ -59,7 +59,7 @@ def test_a_curve_at_the_decision_threshold_is_precision_and_recall(pool_and_trut
     recall = sampler.estimate(measure=be.measures.Recall())
     assert est.value[[1, 4]] == pytest.approx([precision.value[0], recall.value[0]], rel=1e-12)
     assert est.standard_error[[1, 4]] == pytest.approx(
-        [precision.standard_error[0], recall.standard_error[0]], rel=1e-9
+        [precision.standard_error[0], recall.standard_error[0]], rel=1e-9, abs=1e-9
     )
     credible = est.interval(0.95, kind="credible")
     assert np.all(credible["lower"].values <= credible["upper"].values)

@@ -107,7 +107,7 @@ def test_runs_through_evaluate_and_refuses_what_does_not_apply():
         be.Pool(SCORES), F1, _oracle(rng), budget=100, sampler="stochastic_ais", rng=0
     )
     assert run.estimate.labels_used == 100 and run.history.sizes["labels"] == 2
-    with pytest.raises(ValueError, match="`response` and `sweeps` do not apply"):
+    with pytest.raises(ValueError, match=r"\['response'\] do not apply to StochasticAIS"):
         StochasticAIS(be.Pool(SCORES), F1, response="mode")
     with pytest.raises(ValueError, match="kl_to_optimal"):
         run.sampler.kl_to_optimal(PRED)
