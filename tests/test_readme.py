@@ -23,9 +23,17 @@ def test_interval_example_runs(capsys):
     assert "[0.1111, 0.5416]" in printed and "[0.1111, 0.5416]" in claimed
 
 
+def test_active_evaluation_example_runs(capsys):
+    code = BLOCKS[1]
+    exec(compile(code, str(README), "exec"), {})
+    printed = capsys.readouterr().out
+    for claim in ("0.927", "0.842", "1.011", "recall=0.9094", "[0.956]"):
+        assert claim in code and claim in printed, claim
+
+
 def test_curve_example_runs():
     namespace = {}
-    code = BLOCKS[1]
+    code = BLOCKS[2]
     exec(compile(code, str(README), "exec"), namespace)
     # The README claims 48,292 planned labels and a guaranteed envelope around p = 0.75.
     assert "48,292" in code

@@ -58,6 +58,14 @@ class Sampler(ABC):
         """Ids asked for and not yet told."""
         return self._ids(np.array(sorted(self._pending), dtype=np.int64))
 
+    def labelled(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return the ids of the labelled items and their labels, in the order told.
+
+        For :class:`StochasticAIS`, an item's latest label.
+        """
+        positions = self._labelled_positions()
+        return self._ids(positions), self._label_array(positions)
+
     def ask(self, n: int | None = None) -> np.ndarray:
         """Choose ``n`` new items to label.
 

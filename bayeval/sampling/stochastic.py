@@ -152,6 +152,10 @@ class StochasticAIS(AIS):
     def _available(self) -> int:
         return np.iinfo(np.int64).max  # draws with replacement, each a new question
 
+    def _label_array(self, positions: np.ndarray) -> np.ndarray:
+        """Return the latest label of each item at ``positions``."""
+        return np.fromiter((self._labels[int(p)] for p in positions), np.int8, positions.size)
+
     def _draw_labels(self, positions: np.ndarray) -> np.ndarray:
         return np.asarray(self._draw_y[: positions.size], dtype=np.int8)
 

@@ -133,3 +133,16 @@ def test_dirichlet_tree_options_are_checked():
         DirichletTree(prior_strength=-1)
     with pytest.raises(ValueError, match="`depth` must be an integer >= 1"):
         DirichletTree(depth=0)
+
+
+def test_labelled_returns_every_told_id_with_its_label():
+    pool, truth = _pool(ids=np.arange(300) + 1000)
+    sampler = Passive(pool, be.measures.FScore(), rng=0)
+    told = []
+    for _ in range(3):
+        ids = sampler.ask(10)
+        sampler.tell(ids, truth[ids - 1000])
+        told.extend(ids.tolist())
+    ids, labels = sampler.labelled()
+    assert ids.tolist() == told
+    np.testing.assert_array_equal(labels, truth[ids - 1000])

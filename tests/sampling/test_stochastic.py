@@ -62,6 +62,9 @@ def test_every_draw_is_a_question_and_labels_are_counted_per_draw():
     rest = ids[10:]
     sampler.tell(rest[::-1], _oracle(rng)(rest[::-1]))  # any order
     assert sampler.labels_used == 300 and sampler.stage == 1
+    ids_told, labels = sampler.labelled()  # each item once, with its latest label
+    assert sorted(ids_told.tolist()) == sorted(set(ids.tolist()))
+    assert set(labels.tolist()) <= {0, 1}
     est = sampler.estimate()
     assert est.labels_used == est.n_samples == 300
     assert sampler.epsilon == pytest.approx(sampler.epsilon0 / 2)  # eps_t = eps0 / (t + 1)
