@@ -6,6 +6,7 @@ import datetime as dt
 import os
 import platform
 import subprocess
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -49,3 +50,35 @@ def machine_info(**versions: str) -> dict:
         "git_commit": commit,
         "loadavg_start": list(os.getloadavg()),
     }
+
+
+def markdown_table(header: list[str], rows: list[list[str]]) -> str:
+    """Format ``rows`` under ``header`` as a markdown table with aligned columns."""
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
+    line = "| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |"
+    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    body = [
+        "| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) + " |"
+        for r in rows
+    ]
+    return "\n".join([line, rule, *body])
+
+
+def git_status() -> list[str] | None:
+    """Uncommitted changes under ``bayeval/`` (the commit alone does not say what ran)."""
+    try:
+        out = subprocess.run(
+            ["git", "status", "--porcelain", "--", "bayeval"],
+            cwd=REPO, capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return [line.strip() for line in out.splitlines()]
+
+
+def sample_load(loads: list, stop: threading.Event, every: float = 10.0) -> None:
+    """Append the 1-minute load average every ``every`` seconds until ``stop`` is set."""
+    while True:
+        loads.append(os.getloadavg()[0])
+        if stop.wait(every):
+            return

@@ -39,7 +39,6 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -48,7 +47,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy
-from _common import machine_info
+from _common import git_status, machine_info, sample_load
 
 from bayeval import simulate
 from bayeval.simulate._decisions import NORMAL_ADJUSTMENT, normal_bounds
@@ -151,26 +150,6 @@ def summarise(study, raw_widths: dict[str, np.ndarray]) -> dict:
     return out
 
 
-def _git_status() -> list[str] | None:
-    """Uncommitted changes under ``bayeval/`` (the commit alone does not say what ran)."""
-    try:
-        out = subprocess.run(
-            ["git", "status", "--porcelain", "--", "bayeval"],
-            cwd=REPO, capture_output=True, text=True, check=True,
-        ).stdout  # fmt: skip
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return [line.strip() for line in out.splitlines()]
-
-
-def _sample_load(loads: list, stop: threading.Event, every: float = 10.0) -> None:
-    """Append the 1-minute load average every ``every`` seconds until ``stop`` is set."""
-    while True:
-        loads.append(os.getloadavg()[0])
-        if stop.wait(every):
-            return
-
-
 def population_summary(pops) -> dict:
     means = {c: float(pops[c].mean()) for c in ("N", "prevalence", "recall", "precision")}
     means |= {c: float(pops[c].mean()) for c in ("n1", "n0")}
@@ -189,7 +168,7 @@ def run(
     )
     client = cluster = None
     loads, stop = [], threading.Event()
-    sampler = threading.Thread(target=_sample_load, args=(loads, stop), daemon=True)
+    sampler = threading.Thread(target=sample_load, args=(loads, stop), daemon=True)
     sampler.start()
     began = time.perf_counter()
     if workers:
@@ -229,7 +208,7 @@ def run(
     stop.set()
     sampler.join()
     machine["loadavg_end"] = list(os.getloadavg())
-    machine["git_status_bayeval"] = _git_status()
+    machine["git_status_bayeval"] = git_status()
     machine["loadavg_1min_during"] = {"mean": float(np.mean(loads)), "max": float(np.max(loads))}
     return {
         "benchmark": "coverage",

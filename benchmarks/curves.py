@@ -56,7 +56,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from _common import machine_info
+from _common import machine_info, markdown_table
 
 from bayeval import curves
 from bayeval.datasets import scale_up
@@ -586,15 +586,6 @@ def planners_annotations(planners: list[dict], method: str, n: int) -> int:
 
 
 # -- machine and reporting --------------------------------------------------------------------
-def _markdown(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
-    line = "| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |"
-    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
-    body = [
-        "| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) + " |"
-        for r in rows
-    ]
-    return "\n".join([line, rule, *body])
 
 
 def _n(n: int) -> str:
@@ -668,7 +659,7 @@ def format_report(report: dict) -> str:
     header = ["N"]
     for method in METHODS:
         header += [f"{names[method]} queries", f"{names[method]} annotations"]
-    out.append(_markdown([*header, "AdaStrat saving"], table))
+    out.append(markdown_table([*header, "AdaStrat saving"], table))
 
     out.append("\nagainst the papers' figures for PPDB-36K and its scaled-up versions\n")
     table = []
@@ -707,7 +698,7 @@ def format_report(report: dict) -> str:
                 savings,
             ]
         )
-    out.append(_markdown(["N", "method", "quantity", "paper", "bayeval"], table))
+    out.append(markdown_table(["N", "method", "quantity", "paper", "bayeval"], table))
 
     out.append(
         "\nwall time (median of runs, oracle included) = time inside the oracle + the "
@@ -729,7 +720,7 @@ def format_report(report: dict) -> str:
                 ]
             )
     out.append(
-        _markdown(
+        markdown_table(
             ["N", "method", "total", "in oracle", "of which lookup", "algorithm", "peak MiB"],
             table,
         )
@@ -753,7 +744,9 @@ def format_report(report: dict) -> str:
             ]
         )
     out.append(
-        _markdown(["N", "m, r_tilde", "max ratio @ r2", "p(r2) vs min", "ranks failing"], table)
+        markdown_table(
+            ["N", "m, r_tilde", "max ratio @ r2", "p(r2) vs min", "ranks failing"], table
+        )
     )
 
     out.append(
@@ -787,7 +780,7 @@ def format_report(report: dict) -> str:
                 ]
             )
     out.append(
-        _markdown(
+        markdown_table(
             [
                 "N",
                 "method",
@@ -815,7 +808,7 @@ def format_report(report: dict) -> str:
             q = "" if method == "random" else f"{bound}{p['queries']} q, "
             cells.append(f"{q}{bound}{p['annotations']:,} ann, {_s(p['seconds'])}")
         table.append(cells)
-    out.append(_markdown(["N", *(f"plan_{m}" for m in METHODS)], table))
+    out.append(markdown_table(["N", *(f"plan_{m}" for m in METHODS)], table))
 
     out.append(f"\nN = {_n(big['n_items'])} with a synthetic oracle: {big['oracle']}\n")
     table = []
@@ -838,7 +831,7 @@ def format_report(report: dict) -> str:
             ]
         )
     out.append(
-        _markdown(
+        markdown_table(
             [
                 "method",
                 "queries",

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy
-from _common import machine_info
+from _common import machine_info, markdown_table
 from scipy import optimize, stats
 
 import bayeval as be
@@ -409,17 +409,6 @@ def _ms(seconds: float) -> str:
     return f"{ms:.3f}" if ms < 1 else f"{ms:.2f}" if ms < 100 else f"{ms:.0f}"
 
 
-def _markdown(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
-    line = "| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |"
-    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
-    body = [
-        "| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) + " |"
-        for r in rows
-    ]
-    return "\n".join([line, rule, *body])
-
-
 def format_report(report: dict) -> str:
     """Markdown tables: per measure, median ms and ratio to the baseline per sample."""
     samples = list(report["samples"])
@@ -459,7 +448,7 @@ def format_report(report: dict) -> str:
             ]
             base.append(f"{_ms(float(np.median(meds)))}" if meds else "n/a")
         table.append(["baseline: 40,000 draws", "monte carlo", *base])
-        out.append(_markdown(header, table))
+        out.append(markdown_table(header, table))
     out.append(
         "\nrecall: median ms per interval back to back (the method alone, repeated; warm caches)\n"
     )
@@ -479,7 +468,7 @@ def format_report(report: dict) -> str:
             )
             cells.append(f"{_ms(r['back_to_back_median_s'])}{mark}")
         table.append([method, *cells])
-    out.append(_markdown(["method", *samples], table))
+    out.append(markdown_table(["method", *samples], table))
     out.append(
         "\nrecall bounds, numerical error of bayeval: quadrature = max |bayeval - exact "
         "summation|, monte carlo = bayeval's mc_error; last row: sd of the baseline's bounds "
@@ -503,7 +492,7 @@ def format_report(report: dict) -> str:
         sd = None if r is None or "skipped" in r else r["baseline_sd_bounds_over_seeds"]
         base.append("n/a" if sd is None else "/".join(f"{v:.1e}" for v in sd))
     table.append(["baseline: 40,000 draws", *base])
-    out.append(_markdown(["method", *samples], table))
+    out.append(markdown_table(["method", *samples], table))
     out.append("\nrecall, first (cold) call in the process, ms\n")
     table = []
     for method in methods_for("recall"):
@@ -512,14 +501,14 @@ def format_report(report: dict) -> str:
             r = rows_by.get((s, "recall", method))
             cells.append("n/a" if r is None or "skipped" in r else _ms(r["first_call_s"]))
         table.append([method, *cells])
-    out.append(_markdown(["method", *samples], table))
+    out.append(markdown_table(["method", *samples], table))
     if report.get("pymc"):
         out.append("\nrecall on 'webber' with engine='pymc' (NUTS), one-off\n")
         table = [
             [r["method"], _ms(r["first_call_s"]), _ms(r["median_s"]), f"{r['ratio']:.0f}x"]
             for r in report["pymc"]
         ]
-        out.append(_markdown(["method", "first call ms", "median ms", "ratio"], table))
+        out.append(markdown_table(["method", "first call ms", "median ms", "ratio"], table))
     acc = report["accuracy"]
     out.append(
         f"\naccuracy: {acc['method']} on '{acc['sample']}', {acc['prob']:.0%} equal-tailed bounds\n"
@@ -539,7 +528,7 @@ def format_report(report: dict) -> str:
             "-" if sd[0] is None else "/".join(f"{v:.1e}" for v in sd),
         ],
     ]
-    out.append(_markdown(["bounds from", "low", "high", "MC sd (low/high)"], table))
+    out.append(markdown_table(["bounds from", "low", "high", "MC sd (low/high)"], table))
     out.append(
         "\nbayeval - exact: "
         + ", ".join(f"{v:+.1e}" for v in acc["bayeval_minus_exact"])
