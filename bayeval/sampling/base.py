@@ -112,12 +112,7 @@ class Sampler(ABC):
             For unknown ids, ids never asked or already labelled, repeated ids, labels outside
             ``{0, 1}``, or lengths that differ. Nothing is recorded when an error is raised.
         """
-        positions = np.atleast_1d(self.pool.positions(ids)).astype(np.int64)
-        values = _binary_labels(labels)
-        if values.shape != positions.shape:
-            raise ValueError(
-                f"`labels` must have one label per id: {positions.size} ids, {values.size} labels."
-            )
+        positions, values = self._told(ids, labels)
         unique, counts = np.unique(positions, return_counts=True)
         if (counts > 1).any():
             dup = self._ids(unique[counts > 1][:5])
@@ -192,6 +187,16 @@ class Sampler(ABC):
         return self._draws_everything() or _support_within(self.target, Target(self.pool, measure))
 
     # -- helpers -------------------------------------------------------------------------------
+    def _told(self, ids: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Pool positions of told ``ids`` and their 0/1 ``labels``, checked to pair up."""
+        positions = np.atleast_1d(self.pool.positions(ids)).astype(np.int64)
+        values = _binary_labels(labels)
+        if values.shape != positions.shape:
+            raise ValueError(
+                f"`labels` must have one label per id: {positions.size} ids, {values.size} labels."
+            )
+        return positions, values
+
     def _ids(self, positions):
         if self.pool.has_default_ids:
             return positions

@@ -11,7 +11,6 @@ from bayeval._core.dirichlet_tree import dirichlet_tree_predictive
 from bayeval._validation import check_int
 from bayeval.sampling._proposal import model_R, pattern_norms
 from bayeval.sampling.ais import AIS
-from bayeval.sampling.base import _binary_labels
 
 __all__ = ["StochasticAIS"]
 
@@ -124,12 +123,7 @@ class StochasticAIS(AIS):
             For unknown ids, ids told more often than they were drawn and not yet told,
             labels outside ``{0, 1}``, or lengths that differ. Nothing is recorded then.
         """
-        positions = np.atleast_1d(self.pool.positions(ids)).astype(np.int64)
-        values = _binary_labels(labels)
-        if values.shape != positions.shape:
-            raise ValueError(
-                f"`labels` must have one label per id: {positions.size} ids, {values.size} labels."
-            )
+        positions, values = self._told(ids, labels)
         told, counts = np.unique(positions, return_counts=True)
         for p, c in zip(told, counts, strict=True):
             waiting = len(self._waiting.get(int(p), ()))
