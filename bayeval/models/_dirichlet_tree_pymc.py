@@ -141,7 +141,7 @@ def sample_dirichlet_tree(
     xarray.DataTree
         ``posterior``: ``theta (chain, draw, y)`` and ``response (chain, draw, leaf)``;
         ``sample_stats`` from :func:`pymc.sample`; ``observed_data``: ``labelled (leaf,
-        label)`` and ``unlabelled (leaf)``.
+        y)`` and ``unlabelled (leaf)``.
     """
     import pymc as pm
     import xarray as xr
@@ -154,6 +154,9 @@ def sample_dirichlet_tree(
         random_seed=int(rng.integers(_SEED_HIGH)),
         progressbar=False,
         nuts_sampler="pymc",  # pymc 6 silently prefers nutpie when it is installed
+        # branch concentrations below 1 (the default prior) put mass near the simplex's edges,
+        # where the default step size diverges now and then
+        target_accept=0.95,
         var_names=["theta", "response"],
         model=model,
     )
