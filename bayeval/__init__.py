@@ -26,6 +26,7 @@ _LAZY_SUBMODULES = (
     "models",
     "plots",
     "sampling",
+    "session",
     "simulate",
     "strata",
 )
@@ -37,6 +38,10 @@ def __getattr__(name: str):
         from bayeval.sampling import run
 
         return getattr(run, name)
+    if name == "Session":
+        from bayeval.session import Session
+
+        return Session
     if name in _LAZY_SUBMODULES:
         import importlib
 
@@ -60,6 +65,7 @@ __all__ = [
     "recall_interval",
     # label-efficient evaluation of a scored pool (ask/tell samplers)
     "Run",
+    "Session",
     "evaluate",
     "sampling",
     # precision curves of ranked lists
