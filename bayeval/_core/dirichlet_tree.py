@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bayeval._core.tree_newton import newton_fixed_point
+
 __all__ = [
     "TreeFit",
     "dirichlet_tree_em",
@@ -72,9 +74,13 @@ class _EMStep:
         expected = self.labelled + self.unlabelled[:, None] * response  # (K, C)
         alpha_tilde = self.alpha + expected.sum(axis=0)
         self.theta = (alpha_tilde - 1) / (alpha_tilde - 1).sum()
+        self.theta_weight = np.sum(1 / (alpha_tilde - 1))  # for Newton's Jacobian
+        self.node_weight = np.zeros(self.n_nodes - 1)
+        self.parent_weight = np.zeros(self.n_nodes)
         n_classes = expected.shape[1]
         log_branch = np.zeros(self.n_nodes + 1)
         log_psi = np.empty((expected.shape[0], n_classes))
+        log_prior = np.sum((self.alpha - 1) * np.log(self.theta))
         depth = self.paths.shape[1]
         for y in range(n_classes):
             counts = np.bincount(
@@ -83,10 +89,23 @@ class _EMStep:
             shifted = self.shift[y] + counts[1 : self.n_nodes]  # Eq. 11 numerators
             totals = np.bincount(self.children, weights=shifted, minlength=self.n_nodes)
             log_branch[1 : self.n_nodes] = np.log(shifted) - np.log(totals[self.children])
+            self.node_weight += 1 / shifted
+            self.parent_weight += np.divide(1, totals, out=np.zeros_like(totals), where=totals > 0)
             log_psi[:, y] = log_branch[self.paths].sum(axis=1)  # Eq. 10
+            log_prior += self.shift[y] @ log_branch[1 : self.n_nodes]
         self.psi = np.exp(log_psi.T)
-        joint = np.exp(log_psi - log_psi.max(axis=1, keepdims=True)) * self.theta
-        return joint / joint.sum(axis=1, keepdims=True)  # Eq. 12-13
+        log_joint = log_psi + np.log(self.theta)
+        top = log_joint.max(axis=1, keepdims=True)
+        joint = np.exp(log_joint - top)
+        marginal = joint.sum(axis=1, keepdims=True)
+        # the log posterior at the M-step's (theta, psi), unlabelled labels summed out: EM never
+        # decreases it, and Newton's method uses it as its merit function
+        self.log_posterior = (
+            log_prior
+            + np.sum(self.labelled * log_joint)
+            + self.unlabelled @ (top + np.log(marginal))[:, 0]
+        )
+        return joint / marginal  # Eq. 12-13
 
 
 @dataclass(frozen=True)
@@ -102,7 +121,7 @@ class TreeFit:
     response : numpy.ndarray
         ``(K, C)`` posterior label distribution of an unlabelled item in each leaf (Eq. 13).
     iterations : int
-        EM iterations run.
+        Evaluations of the EM map.
     converged : bool
         Whether the largest change of ``response`` fell below the tolerance.
     """
@@ -125,6 +144,7 @@ def dirichlet_tree_em(
     tol: float = 1e-10,
     max_iter: int = 1000,
     start: np.ndarray | None = None,
+    solver: str = "newton",
 ) -> TreeFit:
     """Fit the Dirichlet-tree model by EM from per-leaf counts (Appendix F of [1]_).
 
@@ -148,6 +168,12 @@ def dirichlet_tree_em(
     start : numpy.ndarray, optional
         ``(K, C)`` initial responses (e.g. from classifier scores); default ``theta`` from
         ``alpha`` and the labelled counts alone.
+    solver : {"newton", "squarem"}, default "newton"
+        With two classes, Newton's method on the fixed-point equation (quadratic convergence,
+        a few iterations whatever the number of unlabelled items; see
+        ``bayeval._core.tree_newton``), continued by SQUAREM if a Newton step fails to reduce
+        the residual. ``"squarem"``, and any number of classes other than two: SQUAREM-
+        accelerated EM, whose iterations grow with the unlabelled items per label.
 
     Returns
     -------
@@ -193,6 +219,8 @@ def dirichlet_tree_em(
     alpha = np.asarray(alpha, dtype=float)
     beta = np.asarray(beta, dtype=float)
     n_leaves, n_classes = labelled.shape
+    if solver not in ("newton", "squarem"):
+        raise ValueError(f"`solver` must be 'newton' or 'squarem'; got {solver!r}.")
     step = _EMStep(parent, leaves, labelled, unlabelled, alpha, beta)
     if start is None:
         theta0 = alpha - 1 + labelled.sum(axis=0)
@@ -200,6 +228,10 @@ def dirichlet_tree_em(
     else:
         response = np.asarray(start, dtype=float)
     converged, iteration = False, 0
+    if n_classes == 2 and solver == "newton":
+        response, iteration, converged = newton_fixed_point(
+            step, step.paths, unlabelled, response, tol=tol, max_iter=max_iter
+        )
     while not converged and iteration < max_iter:
         # SQUAREM (Varadhan & Roland 2008): two EM steps, an extrapolation along them, and one
         # stabilising EM step; EM's linear rate is slow when unlabelled items dominate a leaf

@@ -176,9 +176,8 @@ class AIS(ImportanceSampler):
     # -- the proposal ----------------------------------------------------------------------------
     def _adapt(self):
         labelled, unlabelled = self._leaf_counts()
-        # warm-started EM, at most 400 iterations a stage (never reached at 1e5 items in the
-        # benchmark): EM slows as unlabelled items outnumber labels, the fit carries over to the
-        # next stage, and any proposal keeps the estimator unbiased
+        # warm-started Newton solve of EM's fixed point: a handful of evaluations a stage at any
+        # pool size (the cap is a safeguard; any proposal keeps the estimator unbiased)
         fit = self.model.mode(labelled, unlabelled, start=self._chain, tol=1e-7, max_iter=400)
         self._chain = fit.response
         if self.response == "predictive":
