@@ -818,6 +818,10 @@ def format_timing(t: dict) -> list[str]:
         *_setup_parts(prof_small, profiled_small, big["setup_profile"]["parts"], profiled),
     ]
     for i, (label, a, b) in enumerate(timed):
+        if min(a, b) < 0:  # a part computed by subtraction came out negative: the profile's
+            # cumulative times were inconsistent (seen once at 1e8), so the split is not shown
+            rows.append([("  " if i > 1 else "") + label, "n/a", "n/a", "-"])
+            continue
         ratio = _ratio(b / a) if a > 1e-4 else "-"
         rows.append([("  " if i > 1 else "") + label, f"{a:.3f}", f"{b:.2f}", ratio])
     out.append(markdown_table(["setup phase (s)", "1e5", _n(n), "ratio"], rows))
