@@ -15,8 +15,30 @@ Schema (version 1; ``PRAGMA user_version`` holds it)
     The pool: ``scores``, ``predictions``, ``ids`` as ``numpy.save`` bytes (never pickled).
 ``events(seq, kind, at)``
     ``kind`` is ``"ask"`` or ``"tell"``, in the order they happened; ``at`` is UTC ISO time.
-``questions(event, rank, item)`` and ``answers(event, rank, item, label, annotator)``
-    The pool positions each ``ask`` returned and each ``tell`` labelled, in call order.
+``questions(event, rank, item, stage, stratum, probability)``
+    The pool positions each ``ask`` returned, in order, with the sampler's stage, the item's
+    stratum (NULL for samplers without strata) and the probability it was selected with
+    (:meth:`bayeval.sampling.Sampler.question_probability`; NULL where not defined).
+``answers(event, rank, item, label, annotator)``
+    Every answer of each ``tell``, in call order: first answers and re-judgements alike.
+
+Several annotators
+------------------
+An answer for an item that is already labelled is a *re-judgement*: it is kept, never merged
+away. The sampler's proposals use each item's first answer (what was known when it adapted;
+replay stays exact); estimates use each item's label under the session's ``label_rule``:
+``"latest"`` (the most recent answer) or ``"majority"`` (each annotator's latest answer is one
+vote; a tie goes to the most recent answer). An answer equal to the same annotator's latest
+answer for the item adds nothing and is not recorded, so importing a file twice changes
+nothing.
+
+Concurrent use
+--------------
+A session open for writing holds an exclusive advisory lock (``flock``) on its file until
+:meth:`Session.close`; a second writer gets ``SessionInUseError`` ("session is in use")
+at once, never waits. The operating system drops the lock when the process dies, so a crash
+never leaves a session locked. ``Session.open(path, read_only=True)`` takes no lock (status,
+export, a notebook watching the progress). Locks need POSIX ``fcntl``; elsewhere none is taken.
 """
 
 from __future__ import annotations
@@ -32,9 +54,17 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SCHEMA_VERSION", "Session"]
+from bayeval._validation import check_choice
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX
+    fcntl = None
+
+__all__ = ["LABEL_RULES", "SCHEMA_VERSION", "Session", "SessionInUseError"]
 
 SCHEMA_VERSION = 1
+LABEL_RULES = ("latest", "majority")
 _FORMAT = "bayeval-session"
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -45,7 +75,8 @@ CREATE TABLE events (
 );
 CREATE TABLE questions (
     event INTEGER NOT NULL REFERENCES events (seq), rank INTEGER NOT NULL,
-    item INTEGER NOT NULL, PRIMARY KEY (event, rank)
+    item INTEGER NOT NULL, stage INTEGER NOT NULL, stratum INTEGER, probability REAL,
+    PRIMARY KEY (event, rank)
 );
 CREATE TABLE answers (
     event INTEGER NOT NULL REFERENCES events (seq), rank INTEGER NOT NULL,
@@ -53,6 +84,10 @@ CREATE TABLE answers (
     PRIMARY KEY (event, rank)
 );
 """
+
+
+class SessionInUseError(RuntimeError):
+    """Another process (or another open ``Session``) is writing to the session file."""
 
 
 class Session:
@@ -82,6 +117,10 @@ class Session:
     def __init__(self, path: Path, connection: sqlite3.Connection, sampler: Any, meta: dict):
         self.path, self._db, self.sampler, self.meta = path, connection, sampler, meta
         self._broken = False
+        self._lock: Any = None
+        self.read_only = False
+        # every answer per item, in order: (annotator, label); see "Several annotators"
+        self._answers: dict[int, list[tuple[str | None, int]]] = {}
 
     # -- creating and opening ----------------------------------------------------------------------
     @classmethod
@@ -93,6 +132,7 @@ class Session:
         sampler: str = "ais",
         *,
         rng: int | None = None,
+        label_rule: str = "latest",
         **sampler_options: Any,
     ) -> Session:
         """Start a session in a new file.
@@ -107,6 +147,8 @@ class Session:
             A name of ``bayeval.sampling.run.SAMPLERS``.
         rng : int, optional
             The sampler's seed (drawn and stored when not given): replay needs it.
+        label_rule : {"latest", "majority"}, default "latest"
+            How estimates resolve an item's label when it has several answers (module notes).
         **sampler_options
             Passed to the sampler; they must be JSON values (or a ``DirichletTree``).
         """
@@ -124,6 +166,7 @@ class Session:
             raise ValueError(
                 f"`rng` must be an integer seed (a session replays from it); got {rng!r}."
             )
+        check_choice(label_rule, LABEL_RULES, "label_rule")
         instance = sampler_class(sampler)(pool, measure, rng=int(rng), **sampler_options)
         arrays = {
             "scores": pool.scores,
@@ -140,8 +183,10 @@ class Session:
             "seed": str(int(rng)),
             "pool_sha256": _checksum(arrays),
             "systems": json.dumps(list(pool.systems) if pool.n_systems > 1 else None),
+            "label_rule": label_rule,
         }
         db = _connect(path)
+        lock = _lock(path)
         with db:
             db.executescript(_SCHEMA)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -150,21 +195,43 @@ class Session:
                 "INSERT INTO arrays VALUES (?, ?)",
                 [(name, _to_bytes(values)) for name, values in arrays.items()],
             )
-        return cls(path, db, instance, meta)
+        session = cls(path, db, instance, meta)
+        session._lock = lock
+        return session
 
     @classmethod
-    def open(cls, path: Any) -> Session:
+    def open(cls, path: Any, *, read_only: bool = False) -> Session:
         """Reopen a session: rebuild its sampler and replay every question and answer.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+        read_only : bool, default False
+            Take no lock and refuse :meth:`ask` and :meth:`tell` (to watch a session another
+            process is labelling).
 
         Raises
         ------
         ValueError
             If the file is missing, not a bayeval session (foreign or truncated), written by a
             newer schema, or its pool does not match its checksum.
+        SessionInUseError
+            If another process has the session open for writing.
         """
         path = Path(path)
         if not path.is_file():
             raise ValueError(f"`path` must be an existing session file; {path} does not exist.")
+        lock = None if read_only else _lock(path)
+        try:
+            session = cls._load(path)
+        except BaseException:
+            _unlock(lock)
+            raise
+        session._lock, session.read_only = lock, read_only
+        return session
+
+    @classmethod
+    def _load(cls, path: Path) -> Session:
         db = _connect(path)
         try:
             version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -189,21 +256,30 @@ class Session:
             raise ValueError(f"{path}: the stored pool does not match its checksum.")
         sampler = _rebuild(meta, arrays)
         session = cls(path, db, sampler, meta)
-        session._replay()
+        try:
+            session._replay()
+        except BaseException:
+            db.close()
+            raise
         return session
 
     # -- the protocol --------------------------------------------------------------------------
     def ask(self, k: int | None = None) -> np.ndarray:
         """Ask the sampler for ``k`` items; they are recorded before the ids are returned."""
         self._check_usable()
-        ids = self.sampler.ask(k)
-        positions = np.atleast_1d(self.sampler.pool.positions(ids))
+        sampler = self.sampler
+        ids = sampler.ask(k)
+        positions = np.atleast_1d(sampler.pool.positions(ids))
+        strata = getattr(sampler, "strata", None)
+        stratum = [None] * positions.size if strata is None else strata.ids[positions].tolist()
+        probability = [None if np.isnan(q) else q for q in sampler.question_probability(ids)]
+        rows = zip(positions.tolist(), stratum, probability, strict=True)
         try:
             with self._db:
                 seq = self._event("ask")
                 self._db.executemany(
-                    "INSERT INTO questions VALUES (?, ?, ?)",
-                    [(seq, rank, int(p)) for rank, p in enumerate(positions)],
+                    "INSERT INTO questions VALUES (?, ?, ?, ?, ?, ?)",
+                    [(seq, rank, p, sampler.stage, h, q) for rank, (p, h, q) in enumerate(rows)],
                 )
         except sqlite3.Error:
             self._broken = True  # the sampler moved on without the record: reopen
@@ -211,33 +287,113 @@ class Session:
         return ids
 
     def tell(self, ids: Any, labels: Any, annotator: str | None = None) -> None:
-        """Record labels (committed to the file before this returns).
+        """Record answers (committed to the file before this returns).
 
-        Invalid input raises the sampler's ``ValueError`` and records nothing.
+        Answers for pending items label them; answers for labelled items are re-judgements
+        (see the module notes). An answer equal to the same annotator's latest one for the item
+        is skipped.
+
+        Parameters
+        ----------
+        ids : array_like
+            Pool ids, pending or already labelled.
+        labels : array_like of {0, 1}
+        annotator : str, optional
+
+        Raises
+        ------
+        ValueError
+            For ids never asked, repeated ids, labels outside ``{0, 1}``, or lengths that
+            differ; nothing is recorded then.
         """
+        self.record(ids, labels, annotator)
+
+    def record(self, ids: Any, labels: Any, annotator: str | None = None) -> int:
+        """Do what :meth:`tell` does, and return how many answers were recorded."""
         self._check_usable()
-        positions = np.atleast_1d(self.sampler.pool.positions(ids)).astype(np.int64)
+        if annotator is not None and not isinstance(annotator, str):
+            raise ValueError(f"`annotator` must be a string or None; got {annotator!r}.")
+        sampler = self.sampler
+        positions, values = sampler._told(ids, labels)
+        if self.meta["sampler"] == "stochastic_ais":  # every answer is a draw's label
+            first = np.ones(positions.size, bool)
+        else:
+            if np.unique(positions).size != positions.size:
+                raise ValueError("`ids` must not repeat an item in one tell().")
+            first = np.array([p not in sampler._labels for p in positions.tolist()], bool)
+        keep = first | np.array(
+            [self._changes(p, annotator, y) for p, y in zip(positions, values, strict=True)], bool
+        )
+        positions, values, first = positions[keep], values[keep], first[keep]
+        if positions.size == 0:
+            return 0
         told = False
         try:
             with self._db:  # one transaction: the rows go in only if the sampler accepts them
                 seq = self._event("tell")
-                self.sampler.tell(ids, labels)
+                if first.any():
+                    sampler.tell(sampler._ids(positions[first]), values[first])
                 told = True
-                values = np.atleast_1d(np.asarray(labels)).astype(int)
                 self._db.executemany(
                     "INSERT INTO answers VALUES (?, ?, ?, ?, ?)",
                     [
-                        (seq, rank, int(p), int(y), annotator)
-                        for rank, (p, y) in enumerate(zip(positions, values, strict=True))
+                        (seq, rank, p, y, annotator)
+                        for rank, (p, y) in enumerate(
+                            zip(positions.tolist(), values.tolist(), strict=True)
+                        )
                     ],
                 )
         except sqlite3.Error:
             self._broken = told  # the sampler has the labels, the file does not: reopen
             raise
+        self._remember(positions, values, annotator)
+        return int(positions.size)
 
-    def estimate(self, **options: Any):
-        """Return the sampler's estimate (see :meth:`bayeval.sampling.Sampler.estimate`)."""
-        return self.sampler.estimate(**options)
+    def answers(self):
+        """Return every answer, in order, as a pandas DataFrame.
+
+        Columns ``id``, ``label``, ``annotator``, ``at`` (UTC time of the ``tell``) and
+        ``first`` (whether it was the item's first answer, the one the sampler used).
+        """
+        import pandas as pd
+
+        rows = self._db.execute(
+            "SELECT a.item, a.label, a.annotator, e.at FROM answers a "
+            "JOIN events e ON e.seq = a.event ORDER BY a.event, a.rank"
+        ).fetchall()
+        frame = pd.DataFrame(rows, columns=["position", "label", "annotator", "at"])
+        frame["first"] = ~frame["position"].duplicated()
+        frame.insert(0, "id", self.sampler._ids(frame.pop("position").to_numpy(np.int64)))
+        return frame
+
+    def resolved_labels(self, label_rule: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Return the ids of the labelled items and their labels under ``label_rule``.
+
+        ``label_rule`` defaults to the session's (``"latest"`` or ``"majority"``).
+        """
+        rule = self._rule(label_rule)
+        positions = np.fromiter(self._answers, np.int64, len(self._answers))
+        labels = np.array([_resolve(self._answers[p], rule) for p in positions.tolist()], int)
+        return self.sampler._ids(positions), labels
+
+    def estimate(self, *, label_rule: str | None = None, **options: Any):
+        """Return the sampler's estimate, with labels resolved by ``label_rule``.
+
+        ``label_rule`` defaults to the session's; ``options`` go to
+        :meth:`bayeval.sampling.Sampler.estimate`. Where a resolved label differs from an
+        item's first answer, the estimate comes from :meth:`bayeval.sampling.Sampler.with_labels`.
+        """
+        rule = self._rule(label_rule)
+        changed = [
+            (p, _resolve(answers, rule))
+            for p, answers in self._answers.items()
+            if len(answers) > 1 and _resolve(answers, rule) != answers[0][1]
+        ]
+        sampler = self.sampler
+        if changed and self.meta["sampler"] != "stochastic_ais":
+            positions, labels = (np.array(v) for v in zip(*changed, strict=True))
+            sampler = sampler.with_labels(sampler._ids(positions), labels)
+        return sampler.estimate(**options)
 
     def labels_count(self) -> int:
         """Labels recorded (distinct items; one per draw for ``stochastic_ais``)."""
@@ -249,8 +405,10 @@ class Session:
         return self.sampler.pending
 
     def close(self) -> None:
-        """Close the file (everything told is already committed)."""
+        """Close the file and release its lock (everything told is already committed)."""
         self._db.close()
+        _unlock(self._lock)
+        self._lock = None
 
     def __enter__(self) -> Session:
         return self
@@ -269,7 +427,27 @@ class Session:
         cursor = self._db.execute("INSERT INTO events (kind, at) VALUES (?, ?)", (kind, _now()))
         return int(cursor.lastrowid)
 
+    def _rule(self, label_rule: str | None) -> str:
+        if label_rule is None:
+            return self.meta.get("label_rule", "latest")
+        return check_choice(label_rule, LABEL_RULES, "label_rule")
+
+    def _changes(self, position: int, annotator: str | None, label: int) -> bool:
+        """Whether an answer differs from the annotator's latest answer for the item."""
+        for who, value in reversed(self._answers.get(position, ())):
+            if who == annotator:
+                return value != label
+        return True
+
+    def _remember(self, positions: np.ndarray, values: np.ndarray, annotator) -> None:
+        for p, y in zip(positions.tolist(), values.tolist(), strict=True):
+            self._answers.setdefault(p, []).append((annotator, y))
+
     def _check_usable(self) -> None:
+        if self.read_only:
+            raise RuntimeError(
+                f"{self.path} is open read-only; open it with Session.open(path) to label."
+            )
         if self._broken:
             raise RuntimeError(
                 "a write to the session file failed; reopen the session (Session.open) to "
@@ -292,11 +470,56 @@ class Session:
                     )
             else:
                 rows = self._db.execute(
-                    "SELECT item, label FROM answers WHERE event = ? ORDER BY rank", (seq,)
+                    "SELECT item, label, annotator FROM answers WHERE event = ? ORDER BY rank",
+                    (seq,),
                 ).fetchall()
-                if rows:
-                    items = np.array([r[0] for r in rows], dtype=np.int64)
-                    self.sampler.tell(self.sampler._ids(items), [r[1] for r in rows])
+                items = np.array([r[0] for r in rows], dtype=np.int64)
+                labels = np.array([r[1] for r in rows], dtype=np.int64)
+                first = np.array(
+                    [
+                        self.meta["sampler"] == "stochastic_ais" or p not in self.sampler._labels
+                        for p in items.tolist()
+                    ],
+                    bool,
+                )
+                if first.any():
+                    self.sampler.tell(self.sampler._ids(items[first]), labels[first])
+                for p, y, who in rows:
+                    self._answers.setdefault(p, []).append((who, y))
+
+
+def _resolve(answers: list[tuple[str | None, int]], rule: str) -> int:
+    """Resolve an item's label from its answers ``[(annotator, label), ...]`` (oldest first)."""
+    if rule == "latest" or len(answers) == 1:
+        return answers[-1][1]
+    votes = {who: label for who, label in answers}  # each annotator's latest answer
+    positive = sum(votes.values())
+    negative = len(votes) - positive
+    if positive == negative:
+        return answers[-1][1]
+    return int(positive > negative)
+
+
+def _lock(path: Path):
+    """Take the session's exclusive advisory lock, or raise ``SessionInUseError``."""
+    if fcntl is None:  # pragma: no cover - not POSIX
+        return None
+    handle = open(path, "rb")  # noqa: SIM115 - held until Session.close
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise SessionInUseError(
+            f"session is in use: {path} is open for writing elsewhere (another process or "
+            "Session). Close it there first, or use Session.open(path, read_only=True) to "
+            "read it."
+        ) from None
+    return handle
+
+
+def _unlock(handle) -> None:
+    if handle is not None:
+        handle.close()  # closing the descriptor releases the flock
 
 
 def _connect(path: Path) -> sqlite3.Connection:

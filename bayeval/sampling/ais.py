@@ -165,6 +165,11 @@ class AIS(ImportanceSampler):
         np.add.at(labelled, cells.stratum, self._cell_labels)
         return labelled, self.strata.sizes - labelled.sum(axis=1).astype(np.int64)
 
+    def _recount(self):
+        self._cell_labels = np.zeros_like(self._cell_labels)
+        positions = self._labelled_positions()
+        self._on_labels(positions, self._label_array(positions))
+
     def _on_labels(self, positions, labels):
         np.add.at(self._cell_labels, (self.cells.cell_of[positions], labels.astype(np.intp)), 1)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Literal
 
@@ -45,6 +46,7 @@ class Sampler(ABC):
         self._sorted_positions = np.empty(0, dtype=np.int64)
         self._sorted_labels = np.empty(0, dtype=np.int8)
         self._pending: set[int] = set()
+        self._selected_with: dict[int, float] = {}  # see question_probability
         self.stage = 0
 
     # -- the protocol --------------------------------------------------------------------------
@@ -84,6 +86,7 @@ class Sampler(ABC):
         ValueError
             If ``n`` is not a positive integer or exceeds the items the sampler can still draw.
         """
+        self._check_live()
         n = self.batch_size if n is None else check_int(n, "n", minimum=1)
         available = self._available()
         if n > available:
@@ -112,6 +115,7 @@ class Sampler(ABC):
             For unknown ids, ids never asked or already labelled, repeated ids, labels outside
             ``{0, 1}``, or lengths that differ. Nothing is recorded when an error is raised.
         """
+        self._check_live()
         positions, values = self._told(ids, labels)
         unique, counts = np.unique(positions, return_counts=True)
         if (counts > 1).any():
@@ -177,6 +181,36 @@ class Sampler(ABC):
                 )
         return self._estimate(variance, target)
 
+    def with_labels(self, ids: Any, labels: Any) -> Sampler:
+        """Return a copy in which the labelled items ``ids`` carry ``labels`` (re-judged labels).
+
+        The draws, and the probabilities they were drawn with, stay those made: the proposal
+        may depend on anything observed before a draw, so an importance-sampling estimate
+        stays unbiased with corrected labels. The copy is for :meth:`estimate`; it refuses
+        :meth:`ask` and :meth:`tell` (it shares the draws with this sampler).
+
+        Raises
+        ------
+        ValueError
+            For ids not labelled yet, repeated ids, or labels outside ``{0, 1}``.
+        """
+        positions, values = self._told(ids, labels)
+        for p in positions:
+            if int(p) not in self._labels:
+                raise ValueError(
+                    f"`ids` must be labelled items to re-label; id {self._ids(p)!r} is not."
+                )
+        if np.unique(positions).size != positions.size:
+            raise ValueError("`ids` must not repeat an item.")
+        view = copy.copy(self)
+        view._labels = dict(self._labels)
+        view._labels.update(zip(positions.tolist(), values.tolist(), strict=True))
+        view._sorted_labels = self._sorted_labels.copy()
+        view._sorted_labels[np.searchsorted(self._sorted_positions, positions)] = values
+        view._estimate_only = True
+        view._recount()
+        return view
+
     def covers(self, measure: Any) -> bool:
         """Whether :meth:`estimate` can estimate ``measure`` from this sampler's draws.
 
@@ -196,6 +230,23 @@ class Sampler(ABC):
                 f"`labels` must have one label per id: {positions.size} ids, {values.size} labels."
             )
         return positions, values
+
+    def _check_live(self) -> None:
+        if getattr(self, "_estimate_only", False):
+            raise RuntimeError(
+                "this sampler is a re-labelled copy made by with_labels(), for estimate() only; "
+                "ask and tell the sampler it was made from."
+            )
+
+    def question_probability(self, ids: Any) -> np.ndarray:
+        """Return the probability with which each asked item was selected (NaN if not defined).
+
+        Importance samplers: the single-draw probability ``q`` of the draw that first picked the
+        item. Stratified sampling: the sampling fraction ``n_h / N_h`` of the item's stratum
+        after the stage that asked it. It is what exports carry as the inclusion probability.
+        """
+        positions = np.atleast_1d(self.pool.positions(ids)).astype(np.int64)
+        return np.array([self._selected_with.get(int(p), np.nan) for p in positions])
 
     def _ids(self, positions):
         if self.pool.has_default_ids:
@@ -233,6 +284,9 @@ class Sampler(ABC):
 
     def _update(self) -> None:  # noqa: B027
         """React to a complete stage (a hook; nothing by default)."""
+
+    def _recount(self) -> None:  # noqa: B027
+        """Rebuild label counts after :meth:`with_labels` (a hook; nothing by default)."""
 
     def _draws_everything(self) -> bool:
         """Whether every item has a positive probability of being drawn."""
@@ -276,6 +330,7 @@ class ImportanceSampler(Sampler):
                 if p not in seen:
                     seen.add(p)
                     new.append(p)
+                    self._selected_with[p] = float(q[i])
                     if len(new) == n:
                         cut = i + 1
                         break

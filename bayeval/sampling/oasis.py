@@ -112,6 +112,12 @@ class OASIS(CellIS):
     def _draws_everything(self) -> bool:
         return True  # epsilon of the uniform distribution in every proposal
 
+    def _recount(self):
+        self._stratum_labels = np.zeros_like(self._stratum_labels)
+        self._cell_labels = np.zeros_like(self._cell_labels)
+        positions = self._labelled_positions()
+        self._on_labels(positions, self._label_array(positions))
+
     def _on_labels(self, positions, labels):
         y = labels.astype(np.intp)
         np.add.at(self._stratum_labels, (self.strata.ids[positions].astype(np.intp), y), 1)

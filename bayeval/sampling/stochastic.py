@@ -143,6 +143,13 @@ class StochasticAIS(AIS):
             self.stage += 1
             self._update()
 
+    def with_labels(self, ids: Any, labels: Any) -> StochasticAIS:
+        """Refuse: every label here is one draw of a stochastic oracle, never a correction."""
+        raise ValueError(
+            "StochasticAIS models every answer as a draw of a stochastic oracle: a second "
+            "judgement of an item is another draw (ask for it again), not a re-label."
+        )
+
     def _available(self) -> int:
         return np.iinfo(np.int64).max  # draws with replacement, each a new question
 

@@ -150,6 +150,10 @@ class Stratified(Sampler):
                 self._cell_taken[c] += 1
                 exclude = np.insert(exclude, np.searchsorted(exclude, pos), pos)
                 chosen.append(pos)
+        taken = np.bincount(cells.stratum, weights=self._cell_taken, minlength=cells.n_strata)
+        fraction = taken / np.maximum(self.strata.sizes, 1)
+        for pos in chosen:
+            self._selected_with[pos] = float(fraction[self.strata.ids[pos]])
         return np.array(chosen, dtype=np.int64)
 
     def _update(self) -> None:
