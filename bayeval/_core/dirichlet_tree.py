@@ -170,10 +170,10 @@ def dirichlet_tree_em(
         ``alpha`` and the labelled counts alone.
     solver : {"newton", "squarem"}, default "newton"
         With two classes, Newton's method on the fixed-point equation (quadratic convergence,
-        a few iterations whatever the number of unlabelled items; see
-        ``bayeval._core.tree_newton``), continued by SQUAREM if a Newton step fails to reduce
-        the residual. ``"squarem"``, and any number of classes other than two: SQUAREM-
-        accelerated EM, whose iterations grow with the unlabelled items per label.
+        a few iterations whatever the number of unlabelled items; EM's own step wherever a
+        Newton step would not raise the log posterior; see ``bayeval._core.tree_newton``).
+        ``"squarem"``, and any number of classes other than two: SQUAREM-accelerated EM, whose
+        iterations grow with the unlabelled items per label.
 
     Returns
     -------
