@@ -10,6 +10,11 @@ Examples
 ``bayeval coverage --scenario legal --realizations 1000 --resamples 1000 --workers 2``
 ``bayeval evaluate --pool febrl --measure f1 --budget 1000 --sampler ais``
 ``bayeval evaluate --pool scored.csv --budget 200`` (asks for labels: no label column)
+``bayeval label labels.db --pool scored.csv --measure f1 --seed 7`` (a new session file)
+``bayeval label labels.db --annotator ann --budget 300 --width 0.05`` (continues the session)
+``bayeval status labels.db --json``
+``bayeval export labels.db pending.csv``
+``bayeval import labels.db answers.csv --annotator ann``
 """
 
 from __future__ import annotations
@@ -25,6 +30,11 @@ import typer
 from bayeval.cli_coverage import coverage as _coverage_command
 from bayeval.cli_evaluate import HELP as _EVALUATE_HELP
 from bayeval.cli_evaluate import evaluate as _evaluate_command
+from bayeval.cli_session import LABEL_HELP as _LABEL_HELP
+from bayeval.cli_session import export as _export_command
+from bayeval.cli_session import import_ as _import_command
+from bayeval.cli_session import label as _label_command
+from bayeval.cli_session import status as _status_command
 
 app = typer.Typer(
     help="Label-efficient, Bayesian evaluation: intervals from few labels.",
@@ -601,3 +611,7 @@ def _print_curve_table(result, rows, plot: Path | None) -> None:
 
 app.command(name="coverage")(_coverage_command)
 app.command(name="evaluate", help=_EVALUATE_HELP)(_evaluate_command)
+app.command(name="label", help=_LABEL_HELP)(_label_command)
+app.command(name="status")(_status_command)
+app.command(name="export")(_export_command)
+app.command(name="import")(_import_command)

@@ -32,6 +32,17 @@ vote; a tie goes to the most recent answer). An answer equal to the same annotat
 answer for the item adds nothing and is not recorded, so importing a file twice changes
 nothing.
 
+Exchange
+--------
+:meth:`Session.export_pending` writes the pending questions, in the order asked, for labelling
+in another tool, and :meth:`Session.import_answers` records the answers read back (see
+:mod:`bayeval.session_exchange`). Formats: ``"csv"`` and ``"jsonl"`` (fields ``id``, ``label``
+and ``annotator`` to fill in, ``stage``, ``stratum``, ``probability``, ``score``,
+``prediction`` and any ``data`` columns) and ``"label-studio"`` (export: Label Studio tasks
+with the id, stratum and selection probability in their ``data``/``meta``; import: the
+project's JSON export, one answer per annotation). A whole file is checked before anything is
+recorded, and importing it twice changes nothing.
+
 Concurrent use
 --------------
 A session open for writing holds an exclusive advisory lock (``flock``) on its file until
@@ -50,11 +61,16 @@ import json
 import sqlite3
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayeval._validation import check_choice
+from bayeval._validation import check_choice, check_int, check_prob
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from bayeval.session_exchange import ImportReport
 
 try:
     import fcntl
@@ -403,6 +419,121 @@ class Session:
     def pending(self) -> np.ndarray:
         """Ids asked for and not yet answered, also after a reopen."""
         return self.sampler.pending
+
+    # -- exchange with other labelling tools --------------------------------------------------
+    def export_pending(self, path: Any, format: str | None = None, data: Any = None) -> int:
+        """Write the pending questions to a file for labelling elsewhere; return how many.
+
+        See :func:`bayeval.session_exchange.export_pending` (and its module notes for an
+        example).
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The file to write (replaced if it exists).
+        format : {"csv", "jsonl", "label-studio"}, optional
+            Default from the suffix of ``path``: ``.csv``, ``.jsonl``, ``.json``.
+        data : pandas.DataFrame, optional
+            More columns per question (e.g. the text to judge), indexed by pool id.
+
+        Returns
+        -------
+        int
+            The number of questions written, in the order they were asked.
+        """
+        from bayeval.session_exchange import export_pending
+
+        return export_pending(self, path, format=format, data=data)
+
+    def import_answers(
+        self,
+        path: Any,
+        format: str | None = None,
+        annotator: str | None = None,
+        choices: Mapping[str, int] | None = None,
+    ) -> ImportReport:
+        """Record the answers in a csv, jsonl or Label Studio JSON export file.
+
+        The whole file is checked first (unknown ids, items never asked, labels outside
+        ``{0, 1}`` raise ``ValueError`` naming the file, row and value; nothing is recorded
+        then). Answers equal to the annotator's latest answer for the item are skipped, so
+        importing a file twice changes nothing. See
+        :func:`bayeval.session_exchange.import_answers`.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+        format : {"csv", "jsonl", "label-studio"}, optional
+            Default from the suffix of ``path``: ``.csv``, ``.jsonl``, ``.json``.
+        annotator : str, optional
+            The annotator of answers whose row (or Label Studio annotation) names none.
+        choices : mapping of str to {0, 1}, optional
+            Label Studio only: the label of each choice; default
+            ``{"Positive": 1, "Negative": 0}``.
+
+        Returns
+        -------
+        bayeval.session_exchange.ImportReport
+            ``recorded`` answers added, ``skipped`` identical repeats, ``rows`` answers read.
+        """
+        from bayeval.session_exchange import import_answers
+
+        return import_answers(self, path, format=format, annotator=annotator, choices=choices)
+
+    def stop_reason(
+        self, width: float | None = None, budget: int | None = None, prob: float = 0.95
+    ) -> str | None:
+        """Return why labelling can stop now, or None to go on (optional stopping).
+
+        Parameters
+        ----------
+        width : float, optional
+            Stop when the ``prob`` confidence interval (:meth:`estimate`, then
+            ``interval(prob)``) of every output is narrower than ``width``. Before the first
+            complete stage there is no estimate: not yet.
+        budget : int, optional
+            Stop when :meth:`labels_count` has reached ``budget``.
+        prob : float, default 0.95
+
+        Returns
+        -------
+        str or None
+            ``"budget spent: 200 labels"`` or ``"interval width 0.041 < 0.05 at 95%"``; None
+            when neither holds (or neither ``width`` nor ``budget`` is given).
+
+        Notes
+        -----
+        An interval of width 0 is not a reason to stop: design-based intervals degenerate to
+        a point when the sample shows no variation (a first stage whose labels all agree, say),
+        which says nothing about the measure's uncertainty.
+        """
+        if width is not None:
+            if (
+                isinstance(width, bool)
+                or not isinstance(width, int | float | np.integer | np.floating)
+                or not np.isfinite(width)
+                or width <= 0
+            ):
+                raise ValueError(f"`width` must be a number > 0; got {width!r}.")
+        if budget is not None:
+            budget = check_int(budget, "budget", minimum=1)
+        prob = check_prob(prob)
+        spent = self.labels_count()
+        if budget is not None and spent >= budget:
+            return f"budget spent: {spent} labels"
+        if width is None:
+            return None
+        try:
+            interval = self.estimate().interval(prob)
+        except ValueError:  # no complete stage yet
+            return None
+        widths = np.asarray(interval["upper"].values - interval["lower"].values, dtype=float)
+        if widths.size == 0 or not np.isfinite(widths).all() or (widths <= 0).any():
+            return None  # an undefined or degenerate interval is not narrow
+        widest = float(widths.max())
+        if widest < width:
+            return f"interval width {widest:.3g} < {width:g} at {prob * 100:g}%"
+        return None
 
     def close(self) -> None:
         """Close the file and release its lock (everything told is already committed)."""
