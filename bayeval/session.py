@@ -12,7 +12,9 @@ Schema (version 1; ``PRAGMA user_version`` holds it)
     ``format`` (``"bayeval-session"``), ``bayeval_version``, ``created``, ``sampler``,
     ``options`` (JSON), ``measure`` (JSON: class and fields), ``seed``, ``pool_sha256``.
 ``arrays(name, data)``
-    The pool: ``scores``, ``predictions``, ``ids`` as ``numpy.save`` bytes (never pickled).
+    The pool: ``scores``, ``predictions``, ``ids`` as ``numpy.save`` bytes (never pickled);
+    empty when the session was created with ``pool_file`` (very large pools), whose path
+    ``meta`` keeps as ``pool_file`` next to the checksum ``pool_sha256``.
 ``events(seq, kind, at)``
     ``kind`` is ``"ask"`` or ``"tell"``, in the order they happened; ``at`` is UTC ISO time.
 ``questions(event, rank, item, stage, stratum, probability)``
@@ -149,6 +151,7 @@ class Session:
         *,
         rng: int | None = None,
         label_rule: str = "latest",
+        pool_file: Any = None,
         **sampler_options: Any,
     ) -> Session:
         """Start a session in a new file.
@@ -165,6 +168,11 @@ class Session:
             The sampler's seed (drawn and stored when not given): replay needs it.
         label_rule : {"latest", "majority"}, default "latest"
             How estimates resolve an item's label when it has several answers (module notes).
+        pool_file : str or pathlib.Path, optional
+            Keep the pool outside the session, for very large pools: an ``.npz`` file
+            (``numpy.savez``, no pickle) holding ``scores``, ``predictions`` and ``ids``. It is
+            written if it does not exist, and must hold this pool if it does. The session
+            stores its absolute path and the pool's checksum, and :meth:`open` checks it.
         **sampler_options
             Passed to the sampler; they must be JSON values (or a ``DirichletTree``).
         """
@@ -201,6 +209,10 @@ class Session:
             "systems": json.dumps(list(pool.systems) if pool.n_systems > 1 else None),
             "label_rule": label_rule,
         }
+        stored = arrays
+        if pool_file is not None:
+            meta["pool_file"] = str(_write_pool_file(Path(pool_file), arrays, meta["pool_sha256"]))
+            stored = {}
         db = _connect(path)
         lock = _lock(path)
         with db:
@@ -209,14 +221,14 @@ class Session:
             db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
             db.executemany(
                 "INSERT INTO arrays VALUES (?, ?)",
-                [(name, _to_bytes(values)) for name, values in arrays.items()],
+                [(name, _to_bytes(values)) for name, values in stored.items()],
             )
         session = cls(path, db, instance, meta)
         session._lock = lock
         return session
 
     @classmethod
-    def open(cls, path: Any, *, read_only: bool = False) -> Session:
+    def open(cls, path: Any, *, read_only: bool = False, pool_file: Any = None) -> Session:
         """Reopen a session: rebuild its sampler and replay every question and answer.
 
         Parameters
@@ -225,12 +237,15 @@ class Session:
         read_only : bool, default False
             Take no lock and refuse :meth:`ask` and :meth:`tell` (to watch a session another
             process is labelling).
+        pool_file : str or pathlib.Path, optional
+            For a session created with ``pool_file``: where that file is now, if it moved
+            (the session's record is not changed).
 
         Raises
         ------
         ValueError
             If the file is missing, not a bayeval session (foreign or truncated), written by a
-            newer schema, or its pool does not match its checksum.
+            newer schema, or its pool (stored, or the pool file) does not match its checksum.
         SessionInUseError
             If another process has the session open for writing.
         """
@@ -239,7 +254,7 @@ class Session:
             raise ValueError(f"`path` must be an existing session file; {path} does not exist.")
         lock = None if read_only else _lock(path)
         try:
-            session = cls._load(path)
+            session = cls._load(path, pool_file)
         except BaseException:
             _unlock(lock)
             raise
@@ -247,7 +262,7 @@ class Session:
         return session
 
     @classmethod
-    def _load(cls, path: Path) -> Session:
+    def _load(cls, path: Path, pool_file: Any) -> Session:
         db = _connect(path)
         try:
             version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -267,7 +282,19 @@ class Session:
                 f"{path} was written by a newer bayeval (session schema {version}); this "
                 f"bayeval reads schema {SCHEMA_VERSION}. Upgrade bayeval to open it."
             )
-        if _checksum(arrays) != meta["pool_sha256"]:
+        if "pool_file" in meta:
+            try:
+                arrays = _read_pool_file(Path(pool_file or meta["pool_file"]), path)
+            except ValueError:
+                db.close()
+                raise
+            if _checksum(arrays) != meta["pool_sha256"]:
+                db.close()
+                raise ValueError(
+                    f"{path}: the pool file {pool_file or meta['pool_file']} is a file for "
+                    "another pool (checksum mismatch)."
+                )
+        elif _checksum(arrays) != meta["pool_sha256"]:
             db.close()
             raise ValueError(f"{path}: the stored pool does not match its checksum.")
         sampler = _rebuild(meta, arrays)
@@ -677,6 +704,37 @@ def _rebuild(meta: dict, arrays: dict) -> Any:
     measure = _decode_dataclass(json.loads(meta["measure"]), be.measures)
     options = _decode_options(json.loads(meta["options"]))
     return sampler_class(meta["sampler"])(pool, measure, rng=int(meta["seed"]), **options)
+
+
+_POOL_ARRAYS = ("scores", "predictions", "ids")
+
+
+def _write_pool_file(path: Path, arrays: dict, checksum: str) -> Path:
+    """Write the pool to ``path`` (``.npz``), or check that the file there holds it."""
+    if path.suffix != ".npz":
+        raise ValueError(f"`pool_file` must be an .npz file; got {path}.")
+    if path.exists():
+        if _checksum(_read_pool_file(path, path)) != checksum:
+            raise ValueError(
+                f"`pool_file` {path} exists and holds another pool (checksum mismatch); give a "
+                "new path or the file of this pool."
+            )
+    else:
+        np.savez(path, **arrays)
+    return path.resolve()
+
+
+def _read_pool_file(path: Path, session: Path) -> dict:
+    if not path.is_file():
+        raise ValueError(
+            f"{session}: the session's pool file {path} is missing; if it moved, pass its new "
+            "place: Session.open(path, pool_file=...)."
+        )
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {name: data[name] for name in _POOL_ARRAYS}
+    except (KeyError, ValueError, OSError) as err:
+        raise ValueError(f"{path} is not a bayeval pool file: {err}.") from None
 
 
 def _storable_ids(pool: Any) -> np.ndarray:

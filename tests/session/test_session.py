@@ -147,3 +147,33 @@ def test_create_refuses_what_it_cannot_keep(tmp_path):
         Session.create(tmp_path / "u.db", pool, F1, "static_is", rng=1, strata=pool.stratify(4))
     with pytest.raises(ValueError, match="must be an existing session file"):
         Session.open(tmp_path / "missing.db")
+
+
+def test_a_pool_kept_outside_the_session_is_checked_on_open(tmp_path):
+    ids = np.array([f"doc-{i}" for i in range(SCORES.size)], dtype=object)
+    pool = be.Pool(SCORES, ids=ids)
+    path, pool_file = tmp_path / "s.db", tmp_path / "pool.npz"
+    with Session.create(path, pool, F1, "static_is", rng=3, pool_file=pool_file) as sess:
+        asked = sess.ask(20)
+        sess.tell(asked, TRUTH[pool.positions(asked)])
+        before = sess.estimate()
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT COUNT(*) FROM arrays").fetchone()[0] == 0  # not in the session
+    db.close()
+    with Session.open(path) as sess:
+        np.testing.assert_array_equal(sess.estimate().value, before.value)
+        assert sess.sampler.pool.ids[5] == "doc-5"
+    moved = tmp_path / "elsewhere.npz"
+    pool_file.rename(moved)
+    with pytest.raises(ValueError, match="pool file .* is missing; if it moved"):
+        Session.open(path)
+    with Session.open(path, pool_file=moved) as sess:
+        assert sess.labels_count() == 20
+    other = be.Pool(SCORES[::-1].copy(), ids=ids)
+    np.savez(moved, scores=other.scores, predictions=other.predictions, ids=ids.astype(str))
+    with pytest.raises(ValueError, match="a file for another pool \\(checksum mismatch\\)"):
+        Session.open(path, pool_file=moved)
+    with pytest.raises(ValueError, match="holds another pool"):
+        Session.create(tmp_path / "t.db", pool, F1, "static_is", rng=3, pool_file=moved)
+    with pytest.raises(ValueError, match="must be an .npz file"):
+        Session.create(tmp_path / "u.db", pool, F1, "static_is", rng=3, pool_file="p.csv")
