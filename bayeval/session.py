@@ -15,8 +15,10 @@ Schema (version 1; ``PRAGMA user_version`` holds it)
     The pool: ``scores``, ``predictions``, ``ids`` as ``numpy.save`` bytes (never pickled);
     empty when the session was created with ``pool_file`` (very large pools), whose path
     ``meta`` keeps as ``pool_file`` next to the checksum ``pool_sha256``.
-``events(seq, kind, at)``
-    ``kind`` is ``"ask"`` or ``"tell"``, in the order they happened; ``at`` is UTC ISO time.
+``events(seq, kind, at, rng_state)``
+    ``kind`` is ``"ask"`` or ``"tell"``, in the order they happened; ``at`` is UTC ISO time;
+    ``rng_state`` (asks only) is the sampler's ``numpy.random.Generator`` bit-generator state
+    after the ask, as JSON: replay checks that it reaches the same state.
 ``questions(event, rank, item, stage, stratum, probability)``
     The pool positions each ``ask`` returned, in order, with the sampler's stage, the item's
     stratum (NULL for samplers without strata) and the probability it was selected with
@@ -89,7 +91,7 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE arrays (name TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE events (
     seq INTEGER PRIMARY KEY, kind TEXT NOT NULL CHECK (kind IN ('ask', 'tell')),
-    at TEXT NOT NULL
+    at TEXT NOT NULL, rng_state TEXT
 );
 CREATE TABLE questions (
     event INTEGER NOT NULL REFERENCES events (seq), rank INTEGER NOT NULL,
@@ -319,7 +321,7 @@ class Session:
         rows = zip(positions.tolist(), stratum, probability, strict=True)
         try:
             with self._db:
-                seq = self._event("ask")
+                seq = self._event("ask", _rng_state(sampler))
                 self._db.executemany(
                     "INSERT INTO questions VALUES (?, ?, ?, ?, ?, ?)",
                     [(seq, rank, p, sampler.stage, h, q) for rank, (p, h, q) in enumerate(rows)],
@@ -581,8 +583,10 @@ class Session:
         )
 
     # -- internals ------------------------------------------------------------------------------
-    def _event(self, kind: str) -> int:
-        cursor = self._db.execute("INSERT INTO events (kind, at) VALUES (?, ?)", (kind, _now()))
+    def _event(self, kind: str, rng_state: str | None = None) -> int:
+        cursor = self._db.execute(
+            "INSERT INTO events (kind, at, rng_state) VALUES (?, ?, ?)", (kind, _now(), rng_state)
+        )
         return int(cursor.lastrowid)
 
     def _rule(self, label_rule: str | None) -> str:
@@ -614,17 +618,19 @@ class Session:
 
     def _replay(self) -> None:
         pool = self.sampler.pool
-        for seq, kind in self._db.execute("SELECT seq, kind FROM events ORDER BY seq").fetchall():
+        events = self._db.execute("SELECT seq, kind, rng_state FROM events ORDER BY seq")
+        for seq, kind, state in events.fetchall():
             if kind == "ask":
                 rows = self._db.execute(
                     "SELECT item FROM questions WHERE event = ? ORDER BY rank", (seq,)
                 ).fetchall()
                 recorded = np.array([r[0] for r in rows], dtype=np.int64)
                 again = np.atleast_1d(pool.positions(self.sampler.ask(len(recorded))))
-                if not np.array_equal(again, recorded):
+                if not np.array_equal(again, recorded) or state != _rng_state(self.sampler):
                     raise ValueError(
-                        f"{self.path}: replaying ask #{seq} gave other items than recorded; the "
-                        "session was written by a bayeval whose sampler draws differently."
+                        f"{self.path}: replaying ask #{seq} gave other items or another random "
+                        "state than recorded; the session was written by a bayeval whose "
+                        "sampler draws differently."
                     )
             else:
                 rows = self._db.execute(
@@ -644,6 +650,10 @@ class Session:
                     self.sampler.tell(self.sampler._ids(items[first]), labels[first])
                 for p, y, who in rows:
                     self._answers.setdefault(p, []).append((who, y))
+
+
+def _rng_state(sampler: Any) -> str:
+    return json.dumps(sampler._rng.bit_generator.state, sort_keys=True)
 
 
 def _resolve(answers: list[tuple[str | None, int]], rule: str) -> int:

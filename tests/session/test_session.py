@@ -1,5 +1,6 @@
 """Durable sessions: replay equals an uninterrupted run, and bad files give clear errors."""
 
+import json
 import sqlite3
 
 import numpy as np
@@ -177,3 +178,18 @@ def test_a_pool_kept_outside_the_session_is_checked_on_open(tmp_path):
         Session.create(tmp_path / "t.db", pool, F1, "static_is", rng=3, pool_file=moved)
     with pytest.raises(ValueError, match="must be an .npz file"):
         Session.create(tmp_path / "u.db", pool, F1, "static_is", rng=3, pool_file="p.csv")
+
+
+def test_the_random_state_is_recorded_and_checked_on_replay(tmp_path):
+    path = tmp_path / "s.db"
+    with Session.create(path, be.Pool(SCORES), F1, "static_is", rng=9) as sess:
+        sess.ask(5)
+        state = sess.sampler._rng.bit_generator.state
+    db = sqlite3.connect(path)
+    stored = db.execute("SELECT rng_state FROM events WHERE kind = 'ask'").fetchone()[0]
+    assert json.loads(stored) == state  # the bit generator's state after the ask
+    db.execute("UPDATE events SET rng_state = '{}' WHERE kind = 'ask'")
+    db.commit()
+    db.close()
+    with pytest.raises(ValueError, match="another random state than recorded"):
+        Session.open(path)
