@@ -24,6 +24,7 @@ _LAZY_SUBMODULES = (
     "demo",
     "measures",
     "models",
+    "ondemand",
     "plots",
     "sampling",
     "session",
@@ -70,6 +71,8 @@ __all__ = [
     "sampling",
     # precision curves of ranked lists
     "curves",
+    # many systems submitted one after another: joint estimators, labels bought on demand
+    "ondemand",
     # generalized measures (loss vector, g, Jacobian) for importance-sampling estimators
     "measures",
     # models for engine="pymc"

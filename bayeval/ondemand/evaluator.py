@@ -1,0 +1,494 @@
+"""On-demand evaluation of systems submitted one after another (Chaganty et al. 2017)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from bayeval._core import joint_is
+from bayeval._validation import check_choice, check_int, check_nonnegative, check_prob, check_rng
+from bayeval.ondemand._registry import FALSE, UNKNOWN, Registry, System, draw, system_stream
+from bayeval.sampling.base import _binary_labels
+
+__all__ = ["OnDemandEvaluator"]
+
+Estimator = Literal["joint", "simple"]
+IntervalKind = Literal["normal", "bootstrap", "bayes"]
+_MEASURES = ("precision", "recall", "f1")
+_INTERVAL_NAMES = {
+    "normal": "normal (Theorem 1 and delta-method standard errors)",
+    "bootstrap": "percentile bootstrap over each independent sample",
+    "bayes": "Bayesian bootstrap over each independent sample (equal-tailed)",
+}
+
+
+class OnDemandEvaluator:
+    """Evaluate systems as they arrive, buying labels only where earlier labels fall short.
+
+    Each system is a set of predicted instance ids with a distribution ``p_i`` over them
+    (uniform unless ``weights`` are given). On :meth:`submit`, the evaluator works out how many
+    i.i.d. draws from ``p_i`` the new system needs for its joint precision to reach a standard
+    error of ``target_se`` (Appendix B.4), draws them, and queues the drawn instances that are
+    not labelled yet; :meth:`ask` and :meth:`tell` collect those labels. :meth:`table`
+    re-estimates every system from all labels so far.
+
+    Parameters
+    ----------
+    exhaustive : iterable of hashable
+        ``Y_0``: ids of true instances drawn i.i.d. and uniformly from all true instances (for
+        example every true instance of exhaustively annotated documents). Repeats are allowed.
+        Recall is measured against this sample, so it is needed before any system.
+    target_se : float, default 0.02
+        Standard error of a new system's joint precision that :meth:`submit` plans for.
+    max_samples : int, default 2000
+        Most draws :meth:`submit` plans for one system.
+    rng : int, numpy.random.Generator or None
+        Seeds every system's stream of draws and the bootstrap.
+
+    Notes
+    -----
+    Joint precision (Section 4.3) mixes every system's sample with weights
+    ``w_ij ∝ n_j sum_x p_i(x) p_j(x)`` and is unbiased for fixed sample sizes (Theorem 1).
+    Recall is ``theta * nu_i``: ``theta``, the share of ``Y_0`` that any system predicts, times
+    ``nu_i``, system ``i``'s share of the pool's true instances, a self-normalised importance
+    sampling estimate from the labelled draws (consistent, Theorem 2). ``nu_i`` weights the draws
+    by the pool's mixture ``sum_j n_j p_j / N`` (Appendix B.2) rather than system ``i``'s own
+    ``q_i`` (Section 4.3): a ``q_i`` that gives no weight to systems disjoint from ``i`` would
+    leave their true instances out of the denominator and overstate ``nu_i``.
+
+    Sample sizes chosen from earlier labels make the estimators unbiased only approximately;
+    the simulations in the tests measure the bias. A system's draws enter the estimates once
+    they are labelled from the first draw on (a prefix of i.i.d. draws is i.i.d.), so answering
+    :meth:`ask`'s questions in order uses every label as soon as it arrives.
+
+    References
+    ----------
+    A. T. Chaganty, A. P. Paranjape, P. Liang, C. D. Manning. Importance sampling for unbiased
+    on-demand evaluation of knowledge base population. EMNLP 2017.
+
+    Examples
+    --------
+    >>> import bayeval as be
+    >>> uni = be.ondemand.synthetic_universe(n_systems=4, rng=1)
+    >>> ev = be.ondemand.OnDemandEvaluator(uni.exhaustive(200, rng=2), target_se=0.04, rng=0)
+    >>> for name, predicted in uni.systems.items():
+    ...     k = ev.submit(name, predicted)
+    ...     ids = ev.ask(k)
+    ...     ev.tell(ids, uni.label(ids))
+    >>> ev.submissions["new_labels"].tolist()
+    [135, 127, 130, 97]
+    >>> table = ev.table()
+    >>> table[["precision", "recall", "f1"]].round(2)
+    joint, 90% normal  precision  recall    f1
+    system
+    s00                     0.62    0.29  0.39
+    s01                     0.63    0.28  0.39
+    s02                     0.64    0.30  0.41
+    s03                     0.58    0.27  0.37
+    >>> table.loc["s00", ["precision_lower", "precision_upper"]].round(2).tolist()
+    [0.57, 0.67]
+    """
+
+    def __init__(
+        self,
+        exhaustive: Iterable[Any],
+        *,
+        target_se: float = 0.02,
+        max_samples: int = 2000,
+        rng: Any = None,
+    ) -> None:
+        exhaustive = _id_list(exhaustive, "exhaustive")
+        if not exhaustive:
+            raise ValueError(
+                "`exhaustive` must hold at least one true instance id (the sample Y_0 that "
+                "recall is measured against); got an empty sequence."
+            )
+        target_se = check_nonnegative(target_se, "target_se")
+        if target_se == 0:
+            raise ValueError(f"`target_se` must be a number > 0; got {target_se!r}.")
+        self.target_se = target_se
+        self.max_samples = check_int(max_samples, "max_samples", minimum=1)
+        self._seed = int(check_rng(rng).integers(2**63))
+        self._reg = Registry(exhaustive)
+
+    # -- submissions -----------------------------------------------------------------------------
+    @property
+    def systems(self) -> list[str]:
+        """Names of the submitted systems, in order of submission."""
+        return [s.name for s in self._reg.systems]
+
+    @property
+    def submissions(self) -> pd.DataFrame:
+        """Per system: draws planned, new labels they needed, and the planned standard error."""
+        rows = {
+            s.name: {
+                "samples": s.planned,
+                "new_labels": s.new_labels,
+                "planned_se": s.planned_se,
+                "labelled_samples": self._reg.complete(s),
+            }
+            for s in self._reg.systems
+        }
+        frame = pd.DataFrame.from_dict(rows, orient="index")
+        frame.index.name = "system"
+        return frame
+
+    def submit(
+        self,
+        name: str,
+        predicted_ids: Iterable[Any],
+        *,
+        weights: Any = None,
+        n_samples: int | None = None,
+    ) -> int:
+        """Add a system; return how many new labels it needs.
+
+        Parameters
+        ----------
+        name : str
+            A name not used before.
+        predicted_ids : iterable of hashable
+            The system's predicted instances, without repeats.
+        weights : array_like of float, optional
+            Positive, unnormalised ``p_i`` over ``predicted_ids`` (default uniform), for
+            example inversely proportional to the frequency of an instance's subject and
+            predicate (Section 5.1).
+        n_samples : int, optional
+            Draw this many instances instead of the number planned for ``target_se``.
+
+        Returns
+        -------
+        int
+            The number of drawn instances that still need a label; :meth:`ask` returns them.
+        """
+        name = self._check_name(name)
+        ids = _id_list(predicted_ids, "predicted_ids")
+        if not ids:
+            raise ValueError(
+                f"`predicted_ids` of system {name!r} is empty; a system must "
+                "predict at least one instance."
+            )
+        codes = self._reg.encode(ids)
+        unique, counts = np.unique(codes, return_counts=True)
+        if (counts > 1).any():
+            repeated = self._reg.ids(unique[counts > 1][:3])
+            raise ValueError(
+                f"`predicted_ids` of system {name!r} must not repeat an instance; repeated: "
+                f"{repeated}."
+            )
+        probs = _probabilities(weights, len(ids), name)
+        if n_samples is None:
+            planned, planned_var = self._plan(codes, probs)
+        else:
+            planned = check_int(n_samples, "n_samples", minimum=0)
+            planned_var = self._planned_variance(codes, probs)(planned)
+        drawn = codes[draw(system_stream(self._seed, name), probs, planned)]
+        new = self._reg.queue(drawn)
+        planned_se = math.sqrt(planned_var) if np.isfinite(planned_var) else math.inf
+        self._reg.add(System(name, codes, probs, planned, new, planned_se, drawn))
+        return new
+
+    def _plan(self, codes: np.ndarray, probs: np.ndarray) -> tuple[int, float]:
+        variance_at = self._planned_variance(codes, probs)
+        n = joint_is.adaptive_sample_size(variance_at, self.target_se**2, self.max_samples)
+        return n, variance_at(n)
+
+    def _planned_variance(self, codes: np.ndarray, probs: np.ndarray):
+        """Return ``n -> `` the B.4 variance estimate of a new system's joint precision."""
+        reg = self._reg
+        prev = reg.draws()
+        matrix = reg.matrix()
+        on_new = np.vstack([matrix[:, codes].toarray(), probs[None, :]])
+        prev_probs = np.zeros(reg.size)
+        prev_probs[codes] = probs
+        p_new_prev = prev_probs[_draw_codes(reg)]
+        overlap = np.append(on_new[:-1] @ probs, probs @ probs)
+        known = reg.label[codes]
+        n_prev = prev.n
+
+        def variance_at(n: int) -> float:
+            return joint_is.new_system_variance(n, n_prev, overlap, prev, p_new_prev, on_new, known)
+
+        return variance_at
+
+    def _check_name(self, name: Any) -> str:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"`name` must be a non-empty string; got {name!r}.")
+        if name in self.systems:
+            raise ValueError(
+                f"`name` {name!r} is already submitted; give each system its own name "
+                f"(submitted: {self.systems})."
+            )
+        return name
+
+    # -- ask / tell -------------------------------------------------------------------------------
+    @property
+    def pending(self) -> list:
+        """Ids drawn and awaiting a label, in the order :meth:`ask` returns them."""
+        return self._reg.ids(list(self._reg.pending))
+
+    def ask(self, n: int | None = None) -> list:
+        """Return the next ``n`` instance ids to label (default: all pending).
+
+        The same ids until they are told: ``ask`` does not draw, :meth:`submit` does.
+        """
+        pending = list(self._reg.pending)
+        if n is not None:
+            n = check_int(n, "n", minimum=0)
+            if n > len(pending):
+                raise ValueError(
+                    f"`n` must be at most {len(pending)}, the instances awaiting a label; got {n}."
+                )
+            pending = pending[:n]
+        return self._reg.ids(pending)
+
+    def tell(self, ids: Iterable[Any], labels: Any) -> None:
+        """Record labels (1 = correct instance, 0 = incorrect) of ids returned by :meth:`ask`.
+
+        Raises
+        ------
+        ValueError
+            For ids that are not pending, repeated ids, labels outside ``{0, 1}`` or lengths
+            that differ. Nothing is recorded when an error is raised.
+        """
+        ids = _id_list(ids, "ids")
+        values = _binary_labels(labels) if len(ids) else np.empty(0, dtype=np.int8)
+        if values.size != len(ids):
+            raise ValueError(
+                f"`labels` must have one label per id; got {values.size} labels for {len(ids)} ids."
+            )
+        codes = self._reg.lookup(ids)
+        for x, c in zip(ids, codes.tolist(), strict=True):
+            if c not in self._reg.pending:
+                state = (
+                    "is already labelled"
+                    if c >= 0 and self._reg.label[c] != UNKNOWN
+                    else ("was never asked")
+                )
+                raise ValueError(f"`ids` must be pending ids returned by ask(); {x!r} {state}.")
+        if np.unique(codes).size != codes.size:
+            raise ValueError("`ids` must not repeat an id.")
+        self._reg.label[codes] = values
+        for c in codes.tolist():
+            del self._reg.pending[c]
+
+    def labelled(self) -> tuple[list, np.ndarray]:
+        """Return the ids labelled through :meth:`tell` and their labels."""
+        reg = self._reg
+        told = np.flatnonzero(reg.label != UNKNOWN)
+        told = told[~np.isin(told, reg.exhaustive)]
+        return reg.ids(told), reg.label[told].astype(np.int8)
+
+    # -- estimates --------------------------------------------------------------------------------
+    def table(
+        self,
+        estimator: Estimator = "joint",
+        *,
+        interval: IntervalKind = "normal",
+        prob: float = 0.9,
+        n_boot: int = 2000,
+    ) -> pd.DataFrame:
+        """Return every system's precision, recall and F1 with intervals.
+
+        Parameters
+        ----------
+        estimator : {"joint", "simple"}
+            The joint estimators (Section 4.3) or the simple ones (Section 4.2: a system's own
+            draws for precision, ``Y_0`` for recall), on the same labels.
+        interval : {"normal", "bootstrap", "bayes"}
+            "normal": estimate ± z standard errors, clipped to [0, 1]. "bootstrap": percentile
+            interval, resampling each system's draws and ``Y_0`` independently. "bayes":
+            equal-tailed credible interval of the Bayesian bootstrap (:meth:`posterior`).
+        prob : float, default 0.9
+            Probability of the interval (the column header says it).
+        n_boot : int, default 2000
+            Replicates for "bootstrap" and "bayes".
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by system: ``precision``, ``precision_lower``, ``precision_upper``, the
+            same for ``recall`` and ``f1``, then ``samples`` (labelled draws of the system)
+            and ``new_labels`` (labels bought for it). The header (``columns.name``) names the
+            estimator and the interval. A value is NaN while the labelled draws cannot
+            estimate it without bias (see :meth:`ask`).
+        """
+        estimator = check_choice(estimator, ("joint", "simple"), "estimator")
+        interval = check_choice(interval, tuple(_INTERVAL_NAMES), "interval")
+        prob = check_prob(prob)
+        n_boot = check_int(n_boot, "n_boot", minimum=2)
+        if not self._reg.systems:
+            raise ValueError("no system is submitted yet; call submit() first.")
+        draws, weights = self._design(estimator)
+        moments = joint_is.normal_moments(draws, weights, estimator=estimator)
+        valid = self._identifiable(draws, weights, estimator)
+        frame = pd.DataFrame(index=pd.Index(self.systems, name="system"))
+        if interval == "normal":
+            z = stats.norm.ppf(0.5 + prob / 2)
+        else:
+            reps = self._replicates(draws, weights, estimator, interval, n_boot)
+        for measure in _MEASURES:
+            point = np.where(valid[measure], moments["estimate"][measure], np.nan)
+            if interval == "normal":
+                se = moments["se"][measure]
+                lower, upper = point - z * se, point + z * se
+            else:
+                with np.errstate(invalid="ignore"):
+                    lower, upper = np.nanquantile(
+                        reps[measure], [0.5 - prob / 2, 0.5 + prob / 2], axis=0
+                    )
+            frame[measure] = point
+            frame[f"{measure}_lower"] = np.where(valid[measure], np.clip(lower, 0, 1), np.nan)
+            frame[f"{measure}_upper"] = np.where(valid[measure], np.clip(upper, 0, 1), np.nan)
+        frame["samples"] = draws.n
+        frame["new_labels"] = [s.new_labels for s in self._reg.systems]
+        frame.columns.name = f"{estimator}, {prob:.0%} {interval}"
+        frame.attrs = {
+            "estimator": estimator,
+            "interval": _INTERVAL_NAMES[interval],
+            "prob": prob,
+        }
+        return frame
+
+    def posterior(self, estimator: Estimator = "joint", *, draws: int = 1000, chains: int = 4):
+        """Return the Bayesian bootstrap of every system's precision, recall and F1.
+
+        Each system's sample and ``Y_0`` get independent Dirichlet(1, ..., 1) weights over their
+        draws (Rubin 1981): the posterior of the estimand under a non-informative Dirichlet
+        process model of each sampling distribution. Like any bootstrap it cannot put mass
+        where no draw fell: a sample whose labels all agree gives a zero-width interval.
+
+        Returns
+        -------
+        xarray.DataTree
+            A ``posterior`` group with ``precision``, ``recall`` and ``f1`` over
+            ``(chain, draw, system)``, for ArviZ.
+        """
+        import xarray as xr
+
+        estimator = check_choice(estimator, ("joint", "simple"), "estimator")
+        n_draws = check_int(draws, "draws", minimum=1)
+        n_chains = check_int(chains, "chains", minimum=1)
+        sample, weights = self._design(estimator)
+        reps = self._replicates(sample, weights, estimator, "bayes", n_draws * n_chains)
+        valid = self._identifiable(sample, weights, estimator)
+        data = {}
+        for measure in _MEASURES:
+            values = np.where(valid[measure], reps[measure], np.nan)
+            data[measure] = (("chain", "draw", "system"), values.reshape(n_chains, n_draws, -1))
+        posterior = xr.Dataset(
+            data,
+            coords={
+                "chain": np.arange(n_chains),
+                "draw": np.arange(n_draws),
+                "system": self.systems,
+            },
+            attrs={"estimator": estimator, "method": _INTERVAL_NAMES["bayes"]},
+        )
+        return xr.DataTree.from_dict({"posterior": posterior})
+
+    def _design(self, estimator: str) -> tuple[joint_is.Draws, np.ndarray]:
+        draws = self._reg.draws()
+        if estimator == "simple":
+            return draws, np.eye(len(self._reg.systems))
+        matrix = self._reg.matrix()
+        overlap = (matrix @ matrix.T).toarray()
+        return draws, joint_is.mixing_weights(overlap, draws.n)
+
+    def _identifiable(self, draws, weights, estimator) -> dict[str, np.ndarray]:
+        """Return which systems' measures the labelled draws can estimate without bias.
+
+        Precision needs ``q_i > 0`` on every prediction of system ``i`` not known to be false;
+        joint recall needs the pool's mixture to cover every such instance of the pool.
+        """
+        reg = self._reg
+        matrix = reg.matrix()
+        precision = np.empty(len(reg.systems), dtype=bool)
+        for i, s in enumerate(reg.systems):
+            q = weights[i] @ matrix[:, s.codes].toarray()
+            precision[i] = bool(np.all((q > 0) | (reg.label[s.codes] == FALSE)))
+        if estimator == "simple":
+            recall = np.ones_like(precision)
+        else:
+            n = draws.n
+            reach = n @ matrix if n.sum() else np.zeros(reg.size)
+            in_pool = np.asarray(matrix.sum(axis=0)).ravel() > 0
+            covered = (reach > 0) | ~in_pool | (reg.label == FALSE)
+            recall = np.full_like(precision, bool(covered.all()))
+        return {"precision": precision, "recall": recall, "f1": precision & recall}
+
+    def _replicates(self, draws, weights, estimator, kind, n_reps) -> dict[str, np.ndarray]:
+        rng = np.random.default_rng([self._seed, 0])
+        bounds = np.r_[0, np.cumsum(draws.n)]
+        out = {m: [] for m in _MEASURES}
+        for start in range(0, n_reps, 250):
+            size = min(250, n_reps - start)
+            omega = np.empty((size, draws.f.size))
+            for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+                omega[:, lo:hi] = _resample_weights(rng, kind, size, hi - lo)
+            omega0 = _resample_weights(rng, kind, size, draws.n0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                est = joint_is.weighted_estimates(
+                    draws, weights, omega, omega0, estimator=estimator
+                )
+            for m in _MEASURES:
+                out[m].append(est[m])
+        return {m: np.concatenate(v) for m, v in out.items()}
+
+
+def _resample_weights(rng, kind: str, size: int, n: int) -> np.ndarray:
+    """Return ``size`` rows of draw weights summing to ``n``: multinomial or Dirichlet."""
+    if n == 0:
+        return np.empty((size, 0))
+    if kind == "bootstrap":
+        return rng.multinomial(n, np.full(n, 1.0 / n), size=size).astype(float)
+    gamma = rng.standard_gamma(1.0, size=(size, n))
+    return gamma / gamma.sum(axis=1, keepdims=True) * n
+
+
+def _draw_codes(reg: Registry) -> np.ndarray:
+    used = [s.draws[: reg.complete(s)] for s in reg.systems]
+    return np.concatenate(used) if used else np.empty(0, dtype=np.int64)
+
+
+def _id_list(ids: Any, name: str) -> list:
+    """Return ``ids`` as a list of hashable scalars (numpy scalars become Python ones)."""
+    if isinstance(ids, str | bytes):
+        raise ValueError(f"`{name}` must be a sequence of ids, not a single string; got {ids!r}.")
+    if isinstance(ids, np.ndarray):
+        ids = ids.tolist()
+    try:
+        out = list(ids)
+    except TypeError:
+        raise ValueError(f"`{name}` must be an iterable of ids; got {ids!r}.") from None
+    for x in out:
+        try:
+            hash(x)
+        except TypeError:
+            raise ValueError(
+                f"`{name}` must contain hashable ids (strings or integers); got {x!r}."
+            ) from None
+    return out
+
+
+def _probabilities(weights: Any, size: int, name: str) -> np.ndarray:
+    if weights is None:
+        return np.full(size, 1.0 / size)
+    arr = np.asarray(weights, dtype=float)
+    if arr.shape != (size,):
+        raise ValueError(
+            f"`weights` of system {name!r} must have one entry per predicted id ({size}); "
+            f"got shape {arr.shape}."
+        )
+    bad = ~np.isfinite(arr) | (arr <= 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"`weights` of system {name!r} must be finite and > 0; entry {i} is {arr[i]!r}."
+        )
+    return arr / arr.sum()
