@@ -77,8 +77,8 @@ class Draws:
         estimating each system's pooled recall ``nu_i`` (Appendix B.2).
         """
         n = self.n
-        qbar = (n / n.sum()) @ self.p
-        return 1.0 / qbar
+        qbar = (n / max(n.sum(), 1)) @ self.p
+        return np.divide(1.0, qbar, out=np.zeros_like(qbar), where=qbar > 0)
 
 
 def weighted_estimates(
@@ -162,8 +162,9 @@ def normal_moments(draws: Draws, weights: np.ndarray, *, estimator: str) -> dict
         cov_pr = np.zeros_like(var_r)
     else:
         true_mass = draws.pool_weights() * draws.f
-        share = n[group] / n.sum()
-        denominator = true_mass.sum() / n.sum()  # (1/N) sum_d f_d / qbar(x_d)
+        total = max(n.sum(), 1)
+        share = n[group] / total
+        denominator = true_mass.sum() / total  # (1/N) sum_d f_d / qbar(x_d)
         member = draws.p > 0
         with np.errstate(invalid="ignore", divide="ignore"):
             psi_nu = share * true_mass * (member - point["nu"][:, None]) / denominator

@@ -31,8 +31,7 @@ class Registry:
     """Map instance ids to integer codes and hold every system, draw and label.
 
     Labels are kept per instance (``label[code]`` is -1, 0 or 1); instances of the exhaustive
-    sample are true. A system's draws count once all of a *prefix* of them is labelled: the
-    prefix of an i.i.d. sequence is itself i.i.d., whichever labels arrive first.
+    sample are true. A system's draws count once all of them are labelled.
     """
 
     def __init__(self, exhaustive: list) -> None:
@@ -93,9 +92,14 @@ class Registry:
         return self._matrix
 
     def complete(self, system: System) -> int:
-        """Return how many of ``system``'s draws, from the first, are all labelled."""
-        unknown = np.flatnonzero(self.label[system.draws] == UNKNOWN)
-        return int(unknown[0]) if unknown.size else int(system.draws.size)
+        """Return the number of ``system``'s draws the estimators may use: all or none.
+
+        A sample counts once every draw is labelled. Using the labelled draws so far instead
+        would be biased: a draw of an instance labelled earlier is labelled at once, so the
+        draws answered first over-represent what other systems predict.
+        """
+        labelled = bool(np.all(self.label[system.draws] != UNKNOWN))
+        return int(system.draws.size) if labelled else 0
 
     def draws(self, systems: list[System] | None = None) -> Draws:
         """Return the labelled draws of ``systems`` (default all) for the estimators."""

@@ -63,8 +63,8 @@ class OnDemandEvaluator:
 
     Sample sizes chosen from earlier labels make the estimators unbiased only approximately;
     the simulations in the tests measure the bias. A system's draws enter the estimates once
-    they are labelled from the first draw on (a prefix of i.i.d. draws is i.i.d.), so answering
-    :meth:`ask`'s questions in order uses every label as soon as it arrives.
+    all of them are labelled; until then its precision (and, if the labelled samples do not
+    reach all its predictions, everyone's joint recall) is NaN.
 
     References
     ----------
@@ -173,19 +173,24 @@ class OnDemandEvaluator:
                 f"`predicted_ids` of system {name!r} is empty; a system must "
                 "predict at least one instance."
             )
-        codes = self._reg.encode(ids)
-        unique, counts = np.unique(codes, return_counts=True)
-        if (counts > 1).any():
-            repeated = self._reg.ids(unique[counts > 1][:3])
+        if len(set(ids)) < len(ids):
+            seen, repeated = set(), []
+            for x in ids:
+                if x in seen and x not in repeated:
+                    repeated.append(x)
+                seen.add(x)
             raise ValueError(
                 f"`predicted_ids` of system {name!r} must not repeat an instance; repeated: "
-                f"{repeated}."
+                f"{repeated[:3]}."
             )
         probs = _probabilities(weights, len(ids), name)
+        if n_samples is not None:
+            n_samples = check_int(n_samples, "n_samples", minimum=0)
+        codes = self._reg.encode(ids)
         if n_samples is None:
             planned, planned_var = self._plan(codes, probs)
         else:
-            planned = check_int(n_samples, "n_samples", minimum=0)
+            planned = n_samples
             planned_var = self._planned_variance(codes, probs)(planned)
         drawn = codes[draw(system_stream(self._seed, name), probs, planned)]
         new = self._reg.queue(drawn)
@@ -413,6 +418,7 @@ class OnDemandEvaluator:
             q = weights[i] @ matrix[:, s.codes].toarray()
             precision[i] = bool(np.all((q > 0) | (reg.label[s.codes] == FALSE)))
         if estimator == "simple":
+            precision &= draws.n > 0
             recall = np.ones_like(precision)
         else:
             n = draws.n
@@ -489,6 +495,6 @@ def _probabilities(weights: Any, size: int, name: str) -> np.ndarray:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"`weights` of system {name!r} must be finite and > 0; entry {i} is {arr[i]!r}."
+            f"`weights` of system {name!r} must be finite and > 0; entry {i} is {arr[i].item()!r}."
         )
     return arr / arr.sum()

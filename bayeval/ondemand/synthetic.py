@@ -177,5 +177,5 @@ def _per_system(value, name, n, open_low, open_high) -> np.ndarray:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         interval = f"{'(' if open_low else '['}0, 1{')' if open_high else ']'}"
-        raise ValueError(f"`{name}` must be in {interval}; entry {i} is {arr[i]!r}.")
+        raise ValueError(f"`{name}` must be in {interval}; entry {i} is {arr[i].item()!r}.")
     return arr
