@@ -31,9 +31,17 @@ def test_active_evaluation_example_runs(capsys):
         assert claim in code and claim in printed, claim
 
 
+def test_ondemand_example_runs(capsys):
+    code = BLOCKS[2]
+    exec(compile(code, str(README), "exec"), {})
+    printed = capsys.readouterr().out
+    for claim in ("[216, 175, 140, 118, 88, 78, 46, 50, 41, 38, 31, 27]", "[0.595, 0.674]"):
+        assert claim in code and claim in printed, claim
+
+
 def test_curve_example_runs():
     namespace = {}
-    code = BLOCKS[2]
+    code = BLOCKS[3]
     exec(compile(code, str(README), "exec"), namespace)
     # The README claims 48,292 planned labels and a guaranteed envelope around p = 0.75.
     assert "48,292" in code

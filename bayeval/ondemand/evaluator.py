@@ -321,7 +321,15 @@ class OnDemandEvaluator:
             same for ``recall`` and ``f1``, then ``samples`` (labelled draws of the system)
             and ``new_labels`` (labels bought for it). The header (``columns.name``) names the
             estimator and the interval. A value is NaN while the labelled draws cannot
-            estimate it without bias (see :meth:`ask`).
+            estimate it without bias (until all of a system's draws are labelled).
+
+        Notes
+        -----
+        Coverage, measured in the tests: with 60 draws per system and 100 in ``Y_0``, the 90%
+        intervals of every kind and both estimators cover 0.84-0.93 per system (0.88 on
+        average, the usual small-sample shortfall); with the default adaptive sample sizes on
+        12 overlapping systems the joint normal intervals cover 0.90. All three kinds are
+        zero-width when every label that matters agrees (no resample can differ).
         """
         estimator = check_choice(estimator, ("joint", "simple"), "estimator")
         interval = check_choice(interval, tuple(_INTERVAL_NAMES), "interval")

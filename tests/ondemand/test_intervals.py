@@ -77,3 +77,27 @@ def test_posterior_is_a_datatree_arviz_reads_and_matches_the_bayes_table(univers
     tab = ev.table(interval="bayes", n_boot=500, prob=0.9)
     values = post["f1"].values.reshape(500, -1)
     np.testing.assert_allclose(np.quantile(values, 0.05, axis=0), tab["f1_lower"], rtol=1e-12)
+
+
+def test_adaptive_workflow_intervals_cover_90_percent():
+    # The default workflow (adaptive sizes, target se 0.03) on 12 overlapping systems, 100 runs:
+    # measured 0.90 for precision, recall and F1 at 200 runs. The average over 12 correlated
+    # systems has a standard error below 0.03/sqrt(12/2) ~ 0.012 at 100 runs.
+    import bayeval as be
+
+    uni = be.ondemand.synthetic_universe(12, agreement=0.8, rng=0)
+    truth = uni.scores()
+    inside = {m: [] for m in ("precision", "recall", "f1")}
+    for seed in range(100):
+        ev = be.ondemand.OnDemandEvaluator(
+            uni.exhaustive(300, rng=1000 + seed), target_se=0.03, rng=seed
+        )
+        for name, predicted in uni.systems.items():
+            ev.submit(name, predicted)
+            ids = ev.ask()
+            ev.tell(ids, uni.label(ids))
+        tab = ev.table()
+        for m, hits in inside.items():
+            hits.append((tab[f"{m}_lower"] <= truth[m]) & (truth[m] <= tab[f"{m}_upper"]))
+    for m, hits in inside.items():
+        assert 0.86 < np.mean(hits) < 0.94, (m, np.mean(hits))
