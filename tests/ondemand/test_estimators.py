@@ -72,34 +72,6 @@ def test_identity_weights_give_the_simple_estimator(universe, run):
     np.testing.assert_allclose(est["precision"][0], own_mean, rtol=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(5))
-def test_joint_precision_expectation_is_exact_for_any_weights_and_sizes(seed):
-    # Linearity: giving every instance of X_j the weight n_j p_j(x) as a "draw" of group j turns
-    # the estimator into its expectation, which must be the true precision (Theorem 1) for any
-    # sample sizes n_j, non-uniform p_j and labels.
-    rng = np.random.default_rng(seed)
-    m, size = 5, 40
-    member = rng.random((m, size)) < 0.4
-    member[np.arange(m), rng.integers(size, size=m)] = True
-    p = member * rng.gamma(1.0, size=(m, size))
-    p /= p.sum(axis=1, keepdims=True)
-    f = (rng.random(size) < 0.5).astype(float)
-    n = rng.integers(0, 50, size=m)
-    n[0] = max(n[0], 1)
-    weights = joint_is.mixing_weights(p @ p.T, n)
-    covered = (weights @ p > 0) | (p == 0)
-    codes = np.concatenate([np.flatnonzero(member[j]) for j in range(m)])
-    group = np.repeat(np.arange(m), member.sum(axis=1))
-    draws = joint_is.Draws(p=p[:, codes], group=group, f=f[codes], n0=1, member0=member[:, :1].T)
-    omega = (member.sum(axis=1)[group] * p[group, codes])[None, :]
-    expected = joint_is.weighted_estimates(
-        draws, weights, omega, np.ones((1, 1)), estimator="joint"
-    )["precision"][0]
-    truth = p @ f
-    ok = covered.all(axis=1)  # systems no sampled system reaches are not estimable
-    np.testing.assert_allclose(expected[ok], truth[ok], rtol=1e-12, atol=1e-15)
-
-
 def test_recall_weighting_covers_systems_disjoint_from_the_one_estimated():
     # Two disjoint systems, all predictions true, 10 true instances in all: system 0 holds 4,
     # so nu_0 = 0.4. A mixture q_0 tailored to system 0 (Section 4.3) gives system 1's draws
