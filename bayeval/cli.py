@@ -15,6 +15,7 @@ Examples
 ``bayeval status labels.db --json``
 ``bayeval export labels.db pending.csv``
 ``bayeval import labels.db answers.csv --annotator ann``
+``bayeval ondemand runs/ --exhaustive y0.txt --labels labels.csv --ask ask.txt``
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ import typer
 from bayeval.cli_coverage import coverage as _coverage_command
 from bayeval.cli_evaluate import HELP as _EVALUATE_HELP
 from bayeval.cli_evaluate import evaluate as _evaluate_command
+from bayeval.cli_ondemand import HELP as _ONDEMAND_HELP
+from bayeval.cli_ondemand import ondemand as _ondemand_command
 from bayeval.cli_session import LABEL_HELP as _LABEL_HELP
 from bayeval.cli_session import export as _export_command
 from bayeval.cli_session import import_ as _import_command
@@ -615,3 +618,4 @@ app.command(name="label", help=_LABEL_HELP)(_label_command)
 app.command(name="status")(_status_command)
 app.command(name="export")(_export_command)
 app.command(name="import")(_import_command)
+app.command(name="ondemand", help=_ONDEMAND_HELP)(_ondemand_command)

@@ -143,3 +143,28 @@ def test_errors_name_the_parameter_and_change_nothing(small):
         ev.table("pooled")
     with pytest.raises(ValueError, match="`interval` must be one of"):
         ev.table(interval="wald")
+
+
+def test_intervals_before_any_label_are_nan_without_warnings(universe):
+    ev = be.ondemand.OnDemandEvaluator(universe.exhaustive(50, rng=0), rng=0)
+    ev.submit("s00", universe.systems["s00"])
+    for interval in ("normal", "bootstrap", "bayes"):
+        tab = ev.table(interval=interval, n_boot=50, prob=0.975)
+        assert tab[["precision", "precision_lower", "recall_upper"]].isna().all().all()
+        assert tab.columns.name == f"joint, 97.5% {interval}"
+
+
+def test_an_estimate_above_one_stays_inside_its_interval():
+    # s02 has 3 draws of its own; its joint precision, an unbiased importance-sampling
+    # estimate, exceeds 1 here, and its bounds are not clipped away from it.
+    uni = be.ondemand.synthetic_universe(
+        3, n_true=200, n_false=300, precision=0.8, agreement=0.3, rng=0
+    )
+    ev = be.ondemand.OnDemandEvaluator(uni.exhaustive(50, rng=0), rng=0)
+    for name, n in zip(uni.systems, (30, 5, 3), strict=True):
+        ev.submit(name, uni.systems[name], n_samples=n)
+        ids = ev.ask()
+        ev.tell(ids, uni.label(ids))
+    row = ev.table().loc["s02"]
+    assert row["precision"] > 1
+    assert row["precision_lower"] <= row["precision"] <= row["precision_upper"]
