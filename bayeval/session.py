@@ -532,9 +532,10 @@ class Session:
 
         Notes
         -----
-        An interval of width 0 is not a reason to stop: design-based intervals degenerate to
-        a point when the sample shows no variation (a first stage whose labels all agree, say),
-        which says nothing about the measure's uncertainty.
+        An interval of width 0 is not a reason to stop. Design-based intervals would
+        degenerate to a point when the sample shows no variation (a first stage whose labels
+        all agree, say); :meth:`bayeval.sampling.Estimate.interval` then falls back to the
+        posterior, and where no model applies the zero width is ignored here.
         """
         if width is not None:
             if (

@@ -29,7 +29,9 @@ def _wilson(r, n, z):
     denom = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    return centre - half, centre + half
+    # at r = 0 (r = n) the lower (upper) end is exactly 0 (1); computed as centre -/+ half it
+    # can land an ulp inside, excluding the estimate
+    return np.where(r == 0, 0.0, centre - half), np.where(r == n, 1.0, centre + half)
 
 
 def _agresti_coull(r, n, z):

@@ -92,6 +92,9 @@ class Measure(ABC):
         Which system output the loss uses: predicted classes (or predicted responses for
         regression), or scores (probabilities for the Brier score, any real scores for the
         precision-recall curve).
+    value_range : tuple of float
+        The values every output of ``G`` can take (``(0, 1)`` unless a measure says
+        otherwise).
 
     References
     ----------
@@ -101,6 +104,9 @@ class Measure(ABC):
 
     label_type: ClassVar[Literal["binary", "real"]] = "binary"
     system_output: ClassVar[Literal["predictions", "scores"]] = "predictions"
+    #: The values ``G`` can take, the same for every output: design-based intervals stay
+    #: inside it.
+    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     _name: ClassVar[str] = "measure"
     _dim: ClassVar[int] = 1
     # how the system output is validated: "binary", "real", "probability" or "score"

@@ -230,6 +230,7 @@ class MatthewsCorrelation(_ConfusionMeasure):
     """
 
     _name: ClassVar[str] = "matthews_correlation"
+    value_range: ClassVar[tuple[float, float]] = (-1.0, 1.0)
 
     def _g(self, R):
         # R1 - R2 R3 = TP TN - FP FN (per item squared): evaluated in that form, with

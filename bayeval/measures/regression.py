@@ -19,6 +19,7 @@ __all__ = ["MeanAbsoluteError", "MeanSquaredError", "RSquared"]
 class _RegressionMeasure(Measure):
     label_type: ClassVar[Literal["binary", "real"]] = "real"
     _output_kind: ClassVar[str] = "real"
+    value_range: ClassVar[tuple[float, float]] = (0.0, float("inf"))
 
     def _g(self, R):
         return R.copy()
@@ -97,6 +98,7 @@ class RSquared(_RegressionMeasure):
     array([0.73214286])
     """
 
+    value_range: ClassVar[tuple[float, float]] = (-float("inf"), 1.0)
     _name: ClassVar[str] = "r_squared"
     _dim: ClassVar[int] = 3
 

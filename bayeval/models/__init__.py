@@ -14,9 +14,18 @@ these functions is called, so importing this package stays cheap. Model cards li
 
 from bayeval.models.dirichlet_tree import BoundTree, DirichletTree
 from bayeval.models.hierarchical import hierarchical_yields_model, sample_hierarchical_yields
+from bayeval.models.score_calibration import (
+    BoundCalibration,
+    CalibrationWarning,
+    ScoreCalibration,
+)
 from bayeval.models.segment_yields import SEGMENTS, sample_segment_yields, segment_yields_model
 
 __all__ = [
+    # the model of the labels given the scores behind every sampler's posterior
+    "BoundCalibration",
+    "CalibrationWarning",
+    "ScoreCalibration",
     # the Dirichlet-tree oracle model of adaptive importance sampling
     "BoundTree",
     "DirichletTree",

@@ -10,6 +10,7 @@ from bayeval._validation import check_choice, check_int, check_rng
 from bayeval.sampling._cells import _contains, score_cells
 from bayeval.sampling._proposal import cell_weights, model_R, pattern_norms
 from bayeval.sampling.base import ImportanceSampler
+from bayeval.sampling.estimate import DataTreePosterior
 from bayeval.sampling.static import _NO_PATTERNS, _check_epsilon, score_weights
 
 __all__ = ["AIS"]
@@ -153,8 +154,6 @@ class AIS(ImportanceSampler):
         self._anchor_q = anchor_weight / (anchor_weight @ cells.sizes)  # per item, by cell
         self._anchor_p = self._anchor_q * cells.sizes  # per cell
         self._cell_labels = np.zeros((cells.n_cells, 2))  # labelled items per cell and label
-        # posterior draws get their own stream, so calling estimate() changes no later draw
-        self._posterior_rng = self._rng.spawn(1)[0]
         self._chain = self.model.prior
         self._adapt()
 
@@ -311,14 +310,20 @@ class AIS(ImportanceSampler):
     def _draws_everything(self) -> bool:
         return self.defensive > 0
 
-    def _posterior_factory(self, target):
-        if target.table is None:  # a loss that varies with each score: no cells to impute
-            return None
+    def _check_model(self, model):
+        if isinstance(model, str) and model == "dirichlet_tree":
+            return model
+        return super()._check_model(model)
+
+    def _posterior_factory(self, target, model):
+        model = self._check_model(model)
+        if model != "dirichlet_tree" or target.table is None:
+            return super()._posterior_factory(target, model)
         labelled, unlabelled = self._leaf_counts()
         sizes, cell_labels = self._cell_counts(target)
         seed = int(self._posterior_rng.integers(2**63))  # never the sampling stream
-        return lambda: self._measure_posterior(
-            target, labelled, unlabelled, sizes, cell_labels, seed
+        return lambda: DataTreePosterior(
+            self._measure_posterior(target, labelled, unlabelled, sizes, cell_labels, seed)
         )
 
     def _cell_counts(self, target):

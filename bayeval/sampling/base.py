@@ -48,6 +48,9 @@ class Sampler(ABC):
         self._pending: set[int] = set()
         self._selected_with: dict[int, float] = {}  # see question_probability
         self.stage = 0
+        # posterior draws get their own stream, so calling estimate() changes no later draw
+        self._posterior_rng = self._rng.spawn(1)[0]
+        self._bound_models: dict = {}  # (model, measure) -> BoundCalibration
 
     # -- the protocol --------------------------------------------------------------------------
     @property
@@ -140,7 +143,11 @@ class Sampler(ABC):
             self._update()
 
     def estimate(
-        self, *, variance: Literal["martingale", "paper"] = "martingale", measure: Any = None
+        self,
+        *,
+        variance: Literal["martingale", "paper"] = "martingale",
+        measure: Any = None,
+        model: Any = None,
     ) -> Estimate:
         """Estimate the measure from the labels of every complete stage (see the class notes).
 
@@ -160,6 +167,11 @@ class Sampler(ABC):
             Marchant & Rubinstein 2021), e.g. precision and recall after an F1 run. An
             importance sampler's draws estimate it only where the proposals could draw every
             item whose loss under ``measure`` is not zero (see :meth:`covers`).
+        model : bayeval.models.ScoreCalibration, optional
+            The model of the labels behind :attr:`Estimate.posterior` and the credible
+            interval; default ``ScoreCalibration()`` (``ScoreCalibration(floor=True)`` is the
+            robust variant for pools that may hide positives among low scores). :class:`AIS`
+            also takes ``"dirichlet_tree"``, the posterior of its own oracle model.
 
         Raises
         ------
@@ -179,7 +191,7 @@ class Sampler(ABC):
                     f"loss under {measure!r} can be nonzero. Mix the uniform distribution into "
                     "the proposal (AIS's `defensive`) when samples are to be reused."
                 )
-        return self._estimate(variance, target)
+        return self._estimate(variance, target, self._posterior_factory(target, model))
 
     def with_labels(self, ids: Any, labels: Any) -> Sampler:
         """Return a copy in which the labelled items ``ids`` carry ``labels`` (re-judged labels).
@@ -293,8 +305,40 @@ class Sampler(ABC):
         return True
 
     @abstractmethod
-    def _estimate(self, variance: str, target: Target) -> Estimate:
-        """Estimate ``target``'s measure from the labels so far."""
+    def _estimate(self, variance: str, target: Target, posterior) -> Estimate:
+        """Estimate ``target``'s measure from the labels so far; ``posterior`` as given."""
+
+    def _posterior_factory(self, target: Target, model: Any):
+        """Return a function computing the posterior of ``target``'s measure (or ``None``).
+
+        The labels are those told so far. Every sampler chooses items from the scores and
+        earlier labels only, so given the model's rows (which are finer than any sampler's
+        cells) the design is ignorable and the posterior needs no design weights.
+        """
+        model = self._check_model(model)
+        if target.table is None:  # a loss that varies with each score: no rows to impute
+            return None
+        bound = self._bound_model(model, target)
+        positions = self._labelled_positions()
+        labels = self._label_array(positions)
+        seed = int(self._posterior_rng.integers(2**63))  # never the sampling stream
+        return lambda: bound.fit(positions, labels, rng=seed)
+
+    def _check_model(self, model: Any):
+        from bayeval.models.score_calibration import ScoreCalibration
+
+        if model is None:
+            return ScoreCalibration()
+        if not isinstance(model, ScoreCalibration):
+            raise ValueError(f"`model` must be a bayeval.models.ScoreCalibration; got {model!r}.")
+        return model
+
+    def _bound_model(self, model: Any, target: Target):
+        """Bind ``model`` to the pool and ``target`` (one pass over the pool, then cached)."""
+        key = (model, target.measure)
+        if key not in self._bound_models:
+            self._bound_models[key] = model.bind(self.pool, target)
+        return self._bound_models[key]
 
 
 class ImportanceSampler(Sampler):
@@ -364,7 +408,7 @@ class ImportanceSampler(Sampler):
         """Labels the draws of complete stages cost: the distinct items, by default."""
         return len(set(positions.tolist()))
 
-    def _estimate(self, variance: str, target: Target) -> Estimate:
+    def _estimate(self, variance: str, target: Target, posterior) -> Estimate:
         pos, q = self._draws()
         if pos.size == 0:
             raise ValueError(NEEDS_STAGE)
@@ -394,11 +438,9 @@ class ImportanceSampler(Sampler):
             n_samples=N,
             df=N - 1,
             method=self.method,
-            posterior=self._posterior_factory(target),
+            value_range=target.measure.value_range,
+            posterior=posterior,
         )
-
-    def _posterior_factory(self, target: Target):
-        return None
 
 
 NEEDS_STAGE = "estimate() needs a complete stage: tell the labels of every item asked."

@@ -54,8 +54,10 @@ class OASIS(CellIS):
     --------
     Rare false negatives hide among 19,800 low-score items; the square root in ``q*`` spreads
     the draws over every low stratum, and after 500 labels none of them has been drawn: the
-    estimate and its interval are still too high (the weakness of a stratified model that
-    the Dirichlet tree of :class:`AIS` addresses).
+    design-based estimate and its interval are still too high (the weakness of a stratified
+    model that the Dirichlet tree of :class:`AIS` addresses). The credible interval, from a
+    calibration curve learned from the same labels, extrapolates into the low scores and
+    holds the truth.
 
     >>> import numpy as np
     >>> import bayeval as be
@@ -68,7 +70,10 @@ class OASIS(CellIS):
     ...     sampler.tell(ids, truth[ids])
     >>> ci = sampler.estimate().interval(0.95)
     >>> ci["estimate"].values.round(3), ci["lower"].values.round(3), ci["upper"].values.round(3)
-    (array([0.986]), array([0.971]), array([1.002]))
+    (array([0.986]), array([0.958]), array([0.996]))
+    >>> ci = sampler.estimate().interval(0.95, kind="credible")   # the model of the labels
+    >>> ci["estimate"].values.round(3), ci["lower"].values.round(3), ci["upper"].values.round(3)
+    (array([0.966]), array([0.923]), array([0.981]))
     >>> be.measures.FScore().value(truth, predictions=scores >= 0.5).round(3)      # the truth
     array([0.935])
     """

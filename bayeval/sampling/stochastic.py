@@ -40,9 +40,12 @@ class StochasticAIS(AIS):
 
     Notes
     -----
-    The estimate is Eq. 1 over every draw with its own label; its ``posterior`` is ``None``
-    (the weighted counts are a consistent estimate, not a likelihood, so they give no
-    credible interval). A stage is complete when every draw asked for is told.
+    The estimate is Eq. 1 over every draw with its own label. Its ``posterior`` comes from
+    :class:`bayeval.models.ScoreCalibration` with every draw's label one Bernoulli observation
+    of the oracle's response and the measure ``g`` of the expected loss under the learned
+    curve for every item (``finite=False``): the Dirichlet tree's weighted counts are a
+    consistent estimate, not a likelihood, so they give no posterior. A stage is complete
+    when every draw asked for is told.
 
     Examples
     --------
@@ -70,7 +73,8 @@ class StochasticAIS(AIS):
         if unused:
             raise ValueError(
                 f"{unused} do not apply to StochasticAIS: its response is the closed-form "
-                "posterior predictive (Eq. 14), and it has no posterior of the measure."
+                "posterior predictive (Eq. 14), and its posterior of the measure comes from "
+                "estimate(model=bayeval.models.ScoreCalibration(...))."
             )
         self._weighted = None  # importance-weighted labels per leaf, set on first _adapt
         super().__init__(pool, measure, **options)
@@ -222,5 +226,23 @@ class StochasticAIS(AIS):
             "StochasticAIS run has none."
         )
 
-    def _posterior_factory(self, target):
-        return None
+    def _check_model(self, model):
+        if isinstance(model, str):
+            raise ValueError(
+                f"`model` {model!r} does not apply to StochasticAIS: its Dirichlet tree is fitted "
+                "to importance-weighted counts, which are no likelihood. Use a "
+                "bayeval.models.ScoreCalibration."
+            )
+        return super()._check_model(model)
+
+    def _posterior_factory(self, target, model):
+        # Every draw is one Bernoulli observation of the oracle's response, and the measure is
+        # g of the expected loss under the response curve for every item (finite=False).
+        model = self._check_model(model)
+        if target.table is None:
+            return None
+        bound = self._bound_model(model, target)
+        positions, _ = self._draws()
+        labels = self._draw_labels(positions)
+        seed = int(self._posterior_rng.integers(2**63))
+        return lambda: bound.fit(positions, labels, rng=seed, finite=False)

@@ -64,7 +64,10 @@ class Stratified(Sampler):
     ...     sampler.tell(ids, truth[ids])
     >>> ci = sampler.estimate().interval(0.95)
     >>> ci["estimate"].values.round(3), ci["lower"].values.round(3), ci["upper"].values.round(3)
-    (array([0.913]), array([0.885]), array([0.941]))
+    (array([0.913]), array([0.88]), array([0.937]))
+    >>> ci = sampler.estimate().interval(0.95, kind="credible")
+    >>> ci["estimate"].values.round(3), ci["lower"].values.round(3), ci["upper"].values.round(3)
+    (array([0.912]), array([0.887]), array([0.932]))
     >>> be.measures.Accuracy().value(truth, predictions=scores >= 0.5).round(3)     # the truth
     array([0.914])
     """
@@ -174,7 +177,7 @@ class Stratified(Sampler):
             group[group == g] = g - 1
         return group
 
-    def _estimate(self, variance: str, target) -> Estimate:
+    def _estimate(self, variance: str, target, posterior) -> Estimate:
         pos = self._settled
         if pos.size == 0:
             raise ValueError(NEEDS_STAGE)
@@ -204,6 +207,8 @@ class Stratified(Sampler):
             n_samples=pos.size,
             df=max(pos.size - n_groups, 1),
             method=self.method,
+            value_range=target.measure.value_range,
+            posterior=posterior,
         )
 
 

@@ -114,5 +114,5 @@ def test_runs_through_evaluate_and_refuses_what_does_not_apply():
         StochasticAIS(be.Pool(SCORES), F1, response="mode")
     with pytest.raises(ValueError, match="kl_to_optimal"):
         run.sampler.kl_to_optimal(PRED)
-    with pytest.raises(ValueError, match="kind='credible' needs an oracle model"):
-        run.estimate.interval(0.9, kind="credible")
+    with pytest.raises(ValueError, match="`model` 'dirichlet_tree' does not apply"):
+        run.sampler.estimate(model="dirichlet_tree")

@@ -453,12 +453,16 @@ def test_a_repeated_answer_in_one_file_is_read_once_and_re_judgements_are_kept(t
         assert sess.resolved_labels("latest")[1].tolist() == [0, 0]
 
 
-def test_a_degenerate_interval_is_no_reason_to_stop(tmp_path):
-    """Passive sampling of a pool with no positive yet: F1's terms are all zero, width 0."""
+def test_a_design_interval_of_zero_width_falls_back_to_the_posterior(tmp_path):
+    """Ten right predictions: accuracy 1 with se 0, which says nothing about the 490 others."""
     pool = be.Pool(np.linspace(0, 0.4, 500))  # no item predicted positive
     with Session.create(tmp_path / "z.db", pool, be.measures.Accuracy(), "passive", rng=0) as sess:
         ids = sess.ask(10)
         sess.tell(ids, np.zeros(10, int))  # every prediction right: accuracy 1, se 0
+        assert float(sess.estimate().standard_error[0]) == 0.0
         interval = sess.estimate().interval(0.95)
-        assert float(interval["upper"][0] - interval["lower"][0]) == 0.0
-        assert sess.stop_reason(width=0.5) is None
+        assert interval.attrs["fallback"] == ["accuracy"]
+        width = float(interval["upper"][0] - interval["lower"][0])
+        assert 0.01 < width < 0.5
+        assert sess.stop_reason(width=0.01) is None
+        assert sess.stop_reason(width=0.5).startswith("interval width")

@@ -1,0 +1,134 @@
+"""The score-calibration model as a PyMC model, sampled with NUTS (``engine="pymc"``).
+
+:meth:`bayeval.models.BoundCalibration.posterior` calls :func:`sample_score_calibration` when
+the specification's engine is ``"pymc"``. The likelihood is binomial over the labelled rows
+(the same aggregation as the fast engine), so the model's size does not grow with the labels.
+Model card: ``models/score_calibration/spec.md``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pymc as pm
+
+__all__ = ["sample_score_calibration", "score_calibration_model"]
+
+_SEED_HIGH = 2**31 - 1
+
+
+def score_calibration_model(prior: Any, rows: Any) -> pm.Model:
+    """Build the calibration model of :mod:`bayeval._core.calibration` in PyMC.
+
+    Parameters
+    ----------
+    prior : bayeval._core.calibration.CalibrationPrior
+    rows : bayeval._core.calibration.Rows
+        Labelled rows: logit-score ``t``, prediction ``group``, positives ``k``, negatives ``m``.
+
+    Returns
+    -------
+    pymc.Model
+        Coordinates ``row`` (and ``group`` with several groups); data ``t``, ``trials``; free
+        variables ``intercept`` (``a``), ``delta`` (several groups), ``slope`` and ``log_floor``
+        (with a floor); deterministic ``floor``; observed ``y`` (positives per row).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayeval._core.calibration import CalibrationPrior, Rows
+    >>> prior = CalibrationPrior(5.0, 5.0, 2.0, 1, None)
+    >>> rows = Rows(np.array([-2.0, 0.0, 2.0]), np.zeros(3, int), np.array([0.0, 2, 5]),
+    ...             np.array([6.0, 3, 1]))
+    >>> [v.name for v in score_calibration_model(prior, rows).free_RVs]
+    ['intercept', 'slope']
+    """
+    import pymc as pm
+
+    coords: dict[str, Any] = {"row": np.arange(rows.t.size)}
+    G = prior.n_groups
+    if G > 1:
+        coords["group"] = np.arange(G)
+    trials = (rows.k + rows.m).astype(np.int64)
+    with pm.Model(coords=coords) as model:
+        t = pm.Data("t", rows.t, dims="row")
+        a = pm.Normal("intercept", 0.0, prior.intercept_scale)
+        if G > 1:
+            delta = pm.Normal("delta", 0.0, prior.group_scale, dims="group")
+            a = a + delta[rows.group]
+        b = pm.HalfNormal("slope", prior.slope_scale)
+        p = pm.math.sigmoid(a + b * t)
+        if prior.floor is not None:
+            lo, hi = prior.floor
+            log_floor = pm.Uniform("log_floor", lo, hi)
+            phi = pm.Deterministic("floor", pm.math.exp(log_floor))
+            p = phi + (1 - phi) * p
+        pm.Binomial("y", n=trials, p=p, observed=rows.k.astype(np.int64), dims="row")
+    return model
+
+
+def sample_score_calibration(prior: Any, rows: Any, spec: Any, *, rng: np.random.Generator):
+    """Draw the curve's parameters with NUTS.
+
+    Returns
+    -------
+    theta : numpy.ndarray
+        ``(draws, dim)`` unconstrained parameters in the fast engine's layout
+        (:func:`bayeval._core.calibration.unpack`), chain after chain.
+    sample_stats : xarray.Dataset
+        NUTS statistics from :func:`pymc.sample`.
+    """
+    import pymc as pm
+
+    model = score_calibration_model(prior, rows)
+    draws = spec.draws // spec.chains
+    dt = pm.sample(
+        draws=draws,
+        tune=1000,
+        chains=spec.chains,
+        random_seed=int(rng.integers(_SEED_HIGH)),
+        progressbar=False,
+        nuts_sampler=spec.nuts_sampler,
+        target_accept=0.9,
+        model=model,
+    )
+    _warn_on_diagnostics(dt)
+    post = dt["posterior"].to_dataset()
+    cols = [post["intercept"].values.reshape(-1)]
+    if prior.n_groups > 1:
+        cols.extend(post["delta"].values.reshape(-1, prior.n_groups).T)
+    cols.append(np.log(post["slope"].values.reshape(-1)))
+    if prior.floor is not None:
+        lo, hi = prior.floor
+        u = (post["log_floor"].values.reshape(-1) - lo) / (hi - lo)
+        cols.append(np.log(u) - np.log1p(-u))
+    return np.stack(cols, axis=1), dt["sample_stats"].to_dataset()
+
+
+def _warn_on_diagnostics(dt: Any, *, max_rhat: float = 1.01, min_ess: float = 400.0) -> None:
+    """Warn, naming the variable, when a chain diagnostic says the draws are unreliable.
+
+    ``r_hat > 1.01`` or a bulk effective sample size below 400 (Vehtari et al. 2021's advice for
+    four chains: 100 per chain).
+    """
+    import warnings
+
+    import arviz as az
+
+    from bayeval.models.score_calibration import CalibrationWarning
+
+    rhat = az.rhat(dt, group="posterior")
+    ess = az.ess(dt, group="posterior", method="bulk")
+    for name in rhat.data_vars:
+        r, e = float(rhat[name].max()), float(ess[name].min())
+        if not r <= max_rhat or not e >= min_ess:
+            warnings.warn(
+                f"ScoreCalibration (engine='pymc'): `{name}` has r_hat {r:.3f} and bulk ESS "
+                f"{e:.0f} (wanted r_hat <= {max_rhat} and ESS >= {min_ess:.0f}); draw more "
+                "(ScoreCalibration(draws=...)) before trusting its intervals.",
+                CalibrationWarning,
+                stacklevel=3,
+            )

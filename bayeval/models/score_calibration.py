@@ -1,0 +1,484 @@
+"""A model of the labels given the scores, learned from the labels: every sampler's posterior.
+
+Model card: ``models/score_calibration/spec.md``. :class:`ScoreCalibration` is the
+specification (priors, the optional floor, bins, engine); :meth:`ScoreCalibration.bind` attaches
+it to a pool and a measure, giving a :class:`BoundCalibration` whose :meth:`~BoundCalibration.
+posterior` turns labelled items into an ArviZ ``DataTree`` with the posterior of the measure of
+this pool.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from bayeval._core import calibration as kernel
+from bayeval._validation import check_choice, check_int, check_rng
+
+__all__ = ["BoundCalibration", "CalibrationPosterior", "CalibrationWarning", "ScoreCalibration"]
+
+_CHUNK = 1 << 22
+_CLIP = 1e-6  # scores in [0, 1] are clipped to [1e-6, 1 - 1e-6] before the logit
+_FLOOR_MAX = 0.5  # the floor's prior: log phi uniform on [log(1 / M), log(1 / 2)]
+
+
+class CalibrationWarning(UserWarning):
+    """The posterior draws of a :class:`ScoreCalibration` may be unreliable."""
+
+
+@dataclass(frozen=True)
+class ScoreCalibration:
+    """A learned calibration curve of the labels given each item's score.
+
+    An item whose logit-score is ``t`` is positive with probability
+    ``phi + (1 - phi) sigmoid(a + delta_g + b t)``: a logistic curve in the logit-score whose
+    intercept ``a`` and slope ``b`` are learned from the labels, so the scores shape the
+    answer without being trusted as probabilities (a calibrated classifier has ``a = 0,
+    b = 1``; an overconfident one ``b < 1``; scores that are not probabilities any ``b``).
+    With several systems in a pool, each pattern of their predictions ``g`` gets its own
+    intercept ``a + delta_g`` and ``t`` is the mean of their logit-scores. The floor ``phi``
+    (``floor=True``) is the share of positives that no score predicts.
+
+    Labelled items are known; the unlabelled items are drawn from the posterior predictive, so
+    the posterior is that of the measure of *this* pool (finite-population inference).
+
+    Parameters
+    ----------
+    intercept_scale : float, default 5.0
+        ``a ~ Normal(0, intercept_scale)``: the logit of ``P(positive)`` at score 0.5.
+    slope_scale : float, default 5.0
+        ``b ~ HalfNormal(slope_scale)``: the curve rises with the score (a score that ranks
+        positives low is not a score), from flat (scores carry no information) to about ten
+        times steeper than calibrated.
+    group_scale : float, default 2.0
+        ``delta_g ~ Normal(0, group_scale)``, several systems only.
+    floor : bool, default False
+        The robust variant: ``log phi ~ Uniform(log(1 / M), log(1 / 2))`` for a pool of ``M``
+        items, every order of magnitude of hidden positives, from one item to half the pool,
+        equally plausible before the labels. Without it (``phi = 0``) the model assumes that
+        positives become as rare among low scores as the fitted curve says: it cannot see
+        positives hidden among scores where no label falls.
+    bins : int, default 1024
+        Equal-width bins of the logit-score between the pool's lowest and highest; items are
+        aggregated by bin, prediction pattern and loss pattern (see the model card for why
+        this changes nothing).
+    draws, chains : int, default 1000 and 4
+        Posterior draws in all (split into ``chains``). With ``engine="pymc"`` a
+        :class:`CalibrationWarning` names any variable whose ``r_hat`` exceeds 1.01 or whose
+        bulk effective sample size is below 400.
+    engine : {"fast", "pymc"}, default "fast"
+        ``"fast"``: the Laplace approximation at the posterior mode corrected by importance
+        resampling, adaptive where the posterior is skewed (milliseconds); a
+        :class:`CalibrationWarning` says when the importance weights' effective sample size
+        is below a fifth of ``draws``. ``"pymc"``: NUTS through :func:`pymc.sample`.
+    nuts_sampler : {"pymc", "nutpie"}, default "pymc"
+        NUTS implementation for ``engine="pymc"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import bayeval as be
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.random(20_000) < 0.02
+    >>> scores = np.where(truth, rng.beta(6, 2, truth.size), rng.beta(1, 12, truth.size))
+    >>> pool = be.Pool(scores)
+    >>> model = be.models.ScoreCalibration().bind(pool, be.measures.FScore())
+    >>> labelled = rng.choice(pool.size, 400, replace=False)
+    >>> dt = model.posterior(labelled, truth[labelled], rng=1)
+    >>> f1 = dt["posterior"]["measure"].sel(output="f1")
+    >>> bool(f1.quantile(0.025) < be.measures.FScore().value(truth, predictions=scores >= 0.5)[0]
+    ...      < f1.quantile(0.975))
+    True
+    """
+
+    intercept_scale: float = 5.0
+    slope_scale: float = 5.0
+    group_scale: float = 2.0
+    floor: bool = False
+    bins: int = 1024
+    draws: int = 1000
+    chains: int = 4
+    engine: Literal["fast", "pymc"] = "fast"
+    nuts_sampler: Literal["pymc", "nutpie"] = "pymc"
+
+    def __post_init__(self):
+        for name in ("intercept_scale", "slope_scale", "group_scale"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+                raise ValueError(f"`{name}` must be a positive number; got {value!r}.")
+        if not isinstance(self.floor, bool):
+            raise ValueError(f"`floor` must be True or False; got {self.floor!r}.")
+        check_int(self.bins, "bins", minimum=2)
+        check_int(self.chains, "chains", minimum=1)
+        check_int(self.draws, "draws", minimum=self.chains)
+        if self.draws % self.chains:
+            raise ValueError(
+                f"`draws` must be a multiple of `chains` ({self.chains}); got {self.draws}."
+            )
+        check_choice(self.engine, ("fast", "pymc"), "engine")
+        check_choice(self.nuts_sampler, ("pymc", "nutpie"), "nuts_sampler")
+
+    def bind(self, pool: Any, target: Any) -> BoundCalibration:
+        """Aggregate ``pool`` into the model's rows for a measure.
+
+        Parameters
+        ----------
+        pool : bayeval.Pool
+        target : bayeval.measures.Measure or bayeval.sampling.Target
+            A measure of the pool's predictions or a precision-recall curve (losses that
+            take finitely many values per item).
+        """
+        from bayeval.sampling._target import Target
+
+        if not isinstance(target, Target):
+            target = Target(pool, target)
+        if target.table is None:
+            raise ValueError(
+                f"`target` {target.measure!r} varies with each score; ScoreCalibration needs a "
+                "measure of predictions or a precision-recall curve."
+            )
+        return BoundCalibration(self, target)
+
+
+class BoundCalibration:
+    """A :class:`ScoreCalibration` bound to a pool and a measure: rows and their sizes.
+
+    One pass over the pool (in chunks) finds every item's row ``(bin, group, loss pattern)``,
+    the rows' sizes and mean logit-scores; a posterior needs only the labelled items' rows.
+    """
+
+    def __init__(self, spec: ScoreCalibration, target: Any):
+        self.spec, self.target = spec, target
+        pool = target.pool
+        self.n_items = pool.size
+        S = pool.n_systems
+        self.n_groups = 2**S if S > 1 else 1
+        self.n_patterns = target.table.shape[0]
+        self._probability_scores = [
+            bool(pool._lo[s] >= 0.0 and pool._hi[s] <= 1.0) for s in range(S)
+        ]
+        self._standardise = self._standardisation()
+        lo, hi = self._covariate_range()
+        self._edges = (lo, (hi - lo) / spec.bins if hi > lo else 1.0)
+        n_rows = spec.bins * self.n_groups * self.n_patterns
+        if n_rows > 1 << 26:
+            raise ValueError(
+                f"{spec.bins} bins x {self.n_groups} prediction patterns x {self.n_patterns} "
+                f"loss patterns give {n_rows} rows; use fewer bins or systems."
+            )
+        sizes = np.zeros(n_rows)
+        t_sum = np.zeros(n_rows)
+        for start in range(0, pool.size, _CHUNK):
+            part = np.arange(start, min(start + _CHUNK, pool.size))
+            row, t = self._rows_of(part)
+            sizes += np.bincount(row, minlength=n_rows)
+            t_sum += np.bincount(row, weights=t, minlength=n_rows)
+        used = np.flatnonzero(sizes)
+        self._compact = np.full(n_rows, -1, dtype=np.int64)
+        self._compact[used] = np.arange(used.size)
+        self.sizes = sizes[used].astype(np.int64)
+        self.t = t_sum[used] / self.sizes
+        self.group = (used // self.n_patterns) % self.n_groups
+        self.pattern = used % self.n_patterns
+        floor = None
+        if spec.floor:
+            floor = (math.log(1.0 / pool.size), math.log(_FLOOR_MAX))
+        self.prior = kernel.CalibrationPrior(
+            spec.intercept_scale, spec.slope_scale, spec.group_scale, self.n_groups, floor
+        )
+        self._start = None  # the last mode: a warm start for the next fit
+
+    # -- rows -------------------------------------------------------------------------------
+    def _standardisation(self) -> list[tuple[float, float]]:
+        """``(centre, scale)`` per system: identity for scores in [0, 1] (logits), else z-scores."""
+        pool = self.target.pool
+        out = []
+        for s, is_prob in enumerate(self._probability_scores):
+            if is_prob:
+                out.append((0.0, 1.0))
+                continue
+            total, squares = 0.0, 0.0
+            for start in range(0, pool.size, _CHUNK):
+                x = _system_scores(pool, slice(start, start + _CHUNK), s)
+                total, squares = total + x.sum(), squares + (x**2).sum()
+            mean = total / pool.size
+            sd = math.sqrt(max(squares / pool.size - mean**2, 0.0))
+            out.append((mean, sd if sd > 0 else 1.0))
+        return out
+
+    def covariate(self, positions: Any) -> np.ndarray:
+        """Logit-score ``t`` of the items at ``positions`` (the mean over systems)."""
+        pool = self.target.pool
+        t = None
+        for s, is_prob in enumerate(self._probability_scores):
+            x = _system_scores(pool, positions, s)
+            if is_prob:
+                x = np.clip(x, _CLIP, 1 - _CLIP)
+                x = np.log(x) - np.log1p(-x)
+            else:
+                centre, scale = self._standardise[s]
+                x = (x - centre) / scale
+            t = x if t is None else t + x
+        return t / pool.n_systems
+
+    def _covariate_range(self) -> tuple[float, float]:
+        pool = self.target.pool
+        lo, hi = math.inf, -math.inf
+        for start in range(0, pool.size, _CHUNK):
+            t = self.covariate(slice(start, start + _CHUNK))
+            lo, hi = min(lo, float(t.min())), max(hi, float(t.max()))
+        return lo, hi
+
+    def _rows_of(self, positions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Uncompacted row of each item at ``positions`` and its logit-score."""
+        t = self.covariate(positions)
+        lo, width = self._edges
+        b = np.clip(((t - lo) / width).astype(np.int64), 0, self.spec.bins - 1)
+        pool = self.target.pool
+        if self.n_groups > 1:
+            pred = pool.predictions[positions].reshape(t.size, -1).astype(np.int64)
+            group = pred @ (2 ** np.arange(pool.n_systems))
+        else:
+            group = 0
+        pattern = self.target.patterns[positions].astype(np.int64)
+        return (b * self.n_groups + group) * self.n_patterns + pattern, t
+
+    def labelled_rows(self, positions: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Labelled positives ``k`` and negatives ``m`` per row (items may repeat)."""
+        positions = np.asarray(positions, dtype=np.int64)
+        labels = np.asarray(labels).astype(bool)
+        row = self._compact[self._rows_of(positions)[0]]
+        n = self.sizes.size
+        k = np.bincount(row[labels], minlength=n).astype(float)
+        m = np.bincount(row[~labels], minlength=n).astype(float)
+        return k, m
+
+    # -- the posterior ----------------------------------------------------------------------
+    def posterior(self, positions: Any, labels: Any, *, rng: Any = None, finite: bool = True):
+        """Posterior of the calibration curve and of the measure, as an ``xarray.DataTree``.
+
+        ``fit(positions, labels, rng=rng, finite=finite).to_datatree()``; see :meth:`fit`
+        and :meth:`CalibrationPosterior.to_datatree`.
+        """
+        return self.fit(positions, labels, rng=rng, finite=finite).to_datatree()
+
+    def fit(
+        self, positions: Any, labels: Any, *, rng: Any = None, finite: bool = True
+    ) -> CalibrationPosterior:
+        """Draw the curve's parameters and the measure from their posterior.
+
+        Parameters
+        ----------
+        positions : array_like of int
+            Pool positions of the labelled items (distinct when ``finite``).
+        labels : array_like of {0, 1}
+        rng : int or numpy.random.Generator, optional
+        finite : bool, default True
+            ``True``: the measure of this pool, labelled items at their labels and the
+            unlabelled ones drawn from the posterior predictive. ``False``: the measure under
+            the curve for every item (``E_y`` of the loss; a stochastic oracle's target), each
+            label one Bernoulli observation (an item may be labelled several times).
+
+        Returns
+        -------
+        CalibrationPosterior
+
+        Raises
+        ------
+        ValueError
+            Without labels (the curve is learned from them), for labels outside ``{0, 1}``
+            or of another length than ``positions``, or repeated positions with ``finite``.
+        """
+        from bayeval.sampling.base import _binary_labels
+
+        rng = check_rng(rng)
+        positions = np.atleast_1d(np.asarray(positions, dtype=np.int64))
+        labels = _binary_labels(labels)
+        if positions.size == 0:
+            raise ValueError(
+                "ScoreCalibration needs labels to learn the curve from; got no labelled items."
+            )
+        if labels.shape != positions.shape:
+            raise ValueError(
+                f"`labels` must have one label per position: {positions.size} positions, "
+                f"{labels.size} labels."
+            )
+        if positions.min() < 0 or positions.max() >= self.n_items:
+            raise ValueError(
+                f"`positions` must be pool positions in [0, {self.n_items}); got "
+                f"{int(positions.min())} .. {int(positions.max())}."
+            )
+        if finite and np.unique(positions).size != positions.size:
+            raise ValueError("`positions` must not repeat an item when `finite` is True.")
+        k, m = self.labelled_rows(positions, labels)
+        has = (k + m) > 0
+        rows = kernel.Rows(self.t[has], self.group[has], k[has], m[has])
+        spec = self.spec
+        sample_stats = None
+        if spec.engine == "fast":
+            fit = kernel.draw_parameters(
+                self.prior, rows, spec.draws, rng, n_proposals=2 * spec.draws, start=self._start
+            )
+            theta = fit.theta
+            self._start = np.median(theta, axis=0)
+            attrs = {"engine": "fast", "importance_ess": fit.ess, "proposals": fit.n_proposals}
+            if fit.ess < 0.2 * spec.draws:
+                warnings.warn(
+                    f"ScoreCalibration: the importance weights of the fast engine are "
+                    f"concentrated (effective sample size {fit.ess:.0f} from {fit.n_proposals} "
+                    f"proposals, for {spec.draws} draws); "
+                    "its draws of `intercept` and `slope` may be unreliable: use "
+                    "engine='pymc'.",
+                    CalibrationWarning,
+                    stacklevel=2,
+                )
+        else:
+            from bayeval.models._score_calibration_pymc import sample_score_calibration
+
+            theta, sample_stats = sample_score_calibration(self.prior, rows, spec, rng=rng)
+            attrs = {"engine": "pymc", "nuts_sampler": spec.nuts_sampler}
+        unlabelled = self.sizes - (k + m if finite else 0)
+        counts = (k, m, unlabelled, finite)
+        measure = self._measure_draws(theta, counts, rng)
+        seed = int(rng.integers(2**63))  # for the extra groups of to_datatree
+        return CalibrationPosterior(self, theta, measure, rows, counts, attrs, sample_stats, seed)
+
+    def _prior_draws(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        prior = self.prior
+        G = prior.n_groups
+        cols = [rng.normal(0, prior.intercept_scale, n)]
+        if G > 1:
+            cols.extend(rng.normal(0, prior.group_scale, (G, n)))
+        cols.append(np.log(np.abs(rng.normal(0, prior.slope_scale, n))))
+        if prior.floor is not None:
+            u = rng.random(n)
+            cols.append(np.log(u) - np.log1p(-u))
+        return np.stack(cols, axis=1)
+
+    def _measure_draws(self, theta, counts, rng) -> np.ndarray:
+        """Draws of the measure ``(draws, outputs)`` given parameter draws ``theta``."""
+        k, m, unlabelled, finite = counts
+        target = self.target
+        prob = kernel.positive_probability(theta, self.prior, self.t, self.group)
+        table = target.table  # (P, 2, D)
+        if finite:
+            loss = table[self.pattern]  # (rows, 2, D)
+            known = k @ loss[:, 1] + m @ loss[:, 0]
+            positives = kernel.predict_positives(
+                prob, unlabelled, self.pattern, self.n_patterns, rng
+            )
+            per_pattern = np.bincount(self.pattern, weights=unlabelled, minlength=self.n_patterns)
+            total = known + (per_pattern - positives) @ table[:, 0] + positives @ table[:, 1]
+        else:
+            loss = table[self.pattern]
+            expected_pos = prob * self.sizes  # (draws, rows)
+            total = (self.sizes - expected_pos) @ loss[:, 0] + expected_pos @ loss[:, 1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return target.g(total / self.n_items)
+
+
+class CalibrationPosterior:
+    """Posterior draws of a :class:`BoundCalibration`: parameters and the measure.
+
+    Attributes
+    ----------
+    theta : numpy.ndarray
+        ``(draws, dim)`` unconstrained parameters (layout of
+        :func:`bayeval._core.calibration.unpack`).
+    measure : numpy.ndarray
+        ``(draws, outputs)`` the measure of the pool (NaN where a draw leaves it undefined,
+        e.g. recall when a draw has no positive at all).
+    attrs : dict
+        The engine and its diagnostics (the importance sampler's effective sample size).
+    """
+
+    def __init__(self, bound, theta, measure, rows, counts, attrs, sample_stats, seed):
+        self.bound, self.theta, self.measure = bound, theta, measure
+        self.rows, self.counts, self.attrs = rows, counts, attrs
+        self._sample_stats, self._seed = sample_stats, seed
+
+    def measure_draws(self) -> np.ndarray:
+        """``(draws, outputs)`` draws of the measure."""
+        return self.measure
+
+    def to_datatree(self):
+        """Return the ArviZ ``xarray.DataTree`` of the posterior.
+
+        Groups ``posterior`` (``intercept`` (dims ``group`` with several systems), ``slope``,
+        ``floor`` (with ``floor=True``) and ``measure`` (dims ``output``)), ``prior`` (the same
+        variables under the prior, labelled items still known), ``posterior_predictive``
+        (``y``: replicated positives of each labelled row), ``log_likelihood`` and
+        ``observed_data`` (``y`` over dim ``row``), ``constant_data`` (each row's ``t`` and
+        ``trials``) and, for ``engine="pymc"``, ``sample_stats``.
+        """
+        import xarray as xr
+        from scipy import special
+
+        bound, rows, theta = self.bound, self.rows, self.theta
+        spec, prior = bound.spec, bound.prior
+        rng = np.random.default_rng(self._seed)
+        C = spec.chains
+        D = theta.shape[0] // C
+
+        def variables(draws, measure):
+            intercept, slope, phi = kernel.unpack(draws, prior)
+            data = {}
+            if prior.n_groups > 1:
+                data["intercept"] = (("chain", "draw", "group"), intercept.reshape(C, D, -1))
+            else:
+                data["intercept"] = (("chain", "draw"), intercept[:, 0].reshape(C, D))
+            data["slope"] = (("chain", "draw"), slope.reshape(C, D))
+            if prior.floor is not None:
+                data["floor"] = (("chain", "draw"), phi.reshape(C, D))
+            data["measure"] = (("chain", "draw", "output"), measure.reshape(C, D, -1))
+            return data
+
+        coords = {
+            "chain": np.arange(C),
+            "draw": np.arange(D),
+            "output": list(bound.target.outputs),
+        }
+        if prior.n_groups > 1:
+            coords["group"] = np.arange(prior.n_groups)
+        prior_theta = bound._prior_draws(theta.shape[0], rng)
+        prior_measure = bound._measure_draws(prior_theta, self.counts, rng)
+        trials = rows.k + rows.m
+        p = kernel.positive_probability(theta, prior, rows.t, rows.group)  # (draws, rows)
+        row_coords = {"chain": np.arange(C), "draw": np.arange(D), "row": np.arange(rows.t.size)}
+        replicated = rng.binomial(trials.astype(np.int64), p)
+        # binomial log pmf: the kernel's terms plus the binomial coefficient of each row
+        log_choose = special.gammaln(trials + 1) - special.gammaln(rows.k + 1)
+        log_choose -= special.gammaln(rows.m + 1)
+        loglik = kernel.log_likelihood(theta, prior, rows) + log_choose
+        dims = ("chain", "draw", "row")
+        groups = {
+            "posterior": xr.Dataset(
+                variables(theta, self.measure), coords=coords, attrs=self.attrs
+            ),
+            "prior": xr.Dataset(variables(prior_theta, prior_measure), coords=coords),
+            "posterior_predictive": xr.Dataset(
+                {"y": (dims, replicated.reshape(C, D, -1))}, coords=row_coords
+            ),
+            "log_likelihood": xr.Dataset(
+                {"y": (dims, loglik.reshape(C, D, -1))}, coords=row_coords
+            ),
+            "observed_data": xr.Dataset({"y": ("row", rows.k)}, coords={"row": row_coords["row"]}),
+            "constant_data": xr.Dataset(
+                {"t": ("row", rows.t), "trials": ("row", trials)},
+                coords={"row": row_coords["row"]},
+            ),
+        }
+        if self._sample_stats is not None:
+            groups["sample_stats"] = self._sample_stats
+        return xr.DataTree.from_dict(groups)
+
+
+def _system_scores(pool: Any, positions: Any, system: int) -> np.ndarray:
+    x = pool.scores[positions]
+    if x.ndim == 2:
+        x = x[:, system]
+    return np.asarray(x, dtype=float)

@@ -1,0 +1,221 @@
+"""The honesty battery: intervals scored on fully labelled pools that break their assumptions.
+
+Each pool of :data:`BATTERY_POOLS` is fully labelled, so every run of a sampler on it can be
+scored: after each budget, does the 95% interval of precision, recall and F1 hold the pool's
+true value? Three intervals are scored side by side: the design-based one
+(``kind="confidence"``), the credible interval of the default model of the labels
+(:class:`bayeval.models.ScoreCalibration`) and that of its robust variant (``floor=True``).
+
+=============  ==============================================================================
+``separated``  100,000 items, 0.2% positives, scores Beta(6, 2) / Beta(1, 12): well separated
+               and not probabilities (the README's pool)
+``hidden``     100,000 items, 1% positives, overconfident scores (Beta(12, 0.5) / Beta(0.5,
+               12)), 30% of the positives scored like negatives
+``calibrated`` 100,000 items, scores Beta(0.2, 4), each label Bernoulli(score)
+``febrl``      the bundled FEBRL pool (499,500 record pairs, 500 matches)
+``extreme``    1,000,000 items, 10 positives, scores Beta(6, 2) / Beta(1, 12)
+=============  ==============================================================================
+
+Predictions are ``score >= 0.5``. The pools are fixed (seed 0); runs differ in the sampler's
+seed, so coverage is that of the design over this finite population.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from bayeval._validation import check_choice, check_int, check_prob
+
+__all__ = ["BATTERY_POOLS", "battery_pool", "coverage_battery", "honesty_run"]
+
+BATTERY_POOLS = ("separated", "hidden", "calibrated", "febrl", "extreme")
+MEASURES = ("precision", "recall", "f1")
+INTERVALS = ("design", "default", "robust")
+
+
+def battery_pool(name: str, *, size: int | None = None) -> tuple[Any, np.ndarray]:
+    """Return a pool of the battery and its true labels.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`BATTERY_POOLS`.
+    size : int, optional
+        Items of a synthetic pool (default: the battery's size); ignored for ``febrl``.
+
+    Returns
+    -------
+    pool : bayeval.Pool
+    truth : numpy.ndarray of bool
+
+    Examples
+    --------
+    >>> pool, truth = battery_pool("hidden", size=10_000)
+    >>> pool.size, int(truth.sum())
+    (10000, 100)
+    """
+    from bayeval.pool import Pool
+
+    name = check_choice(name, BATTERY_POOLS, "name")
+    if name == "febrl":
+        from bayeval.datasets import load_febrl_pairs
+
+        frame = load_febrl_pairs()
+        return Pool(frame["score"].to_numpy(np.float64)), frame["label"].to_numpy(bool)
+    default = 1_000_000 if name == "extreme" else 100_000
+    M = default if size is None else check_int(size, "size", minimum=100)
+    rng = np.random.default_rng(0)
+    if name == "calibrated":
+        scores = rng.beta(0.2, 4, M)
+        truth = rng.random(M) < scores
+        return Pool(scores), truth
+    n_pos = {"separated": round(0.002 * M), "hidden": round(0.01 * M), "extreme": 10}[name]
+    truth = np.zeros(M, dtype=bool)
+    truth[rng.choice(M, n_pos, replace=False)] = True
+    if name == "hidden":
+        hidden = truth & (rng.random(M) < 0.3)
+        visible = truth & ~hidden
+        scores = np.where(visible, rng.beta(12, 0.5, M), rng.beta(0.5, 12, M))
+    else:
+        scores = np.where(truth, rng.beta(6, 2, M), rng.beta(1, 12, M))
+    return Pool(scores), truth
+
+
+def honesty_run(
+    pool: Any,
+    truth: np.ndarray,
+    sampler: str,
+    budgets: tuple[int, ...],
+    *,
+    prob: float = 0.95,
+    rng: Any = 0,
+    **sampler_options: Any,
+) -> list[dict]:
+    """Run one sampler for F1 and score its intervals of precision, recall and F1 at each budget.
+
+    Returns
+    -------
+    list of dict
+        One row per budget, measure and interval kind: ``budget``, ``measure``, ``interval``
+        (``design``, ``default`` or ``robust``), ``truth``, ``estimate``, ``lower``, ``upper``,
+        ``covered``, ``width`` and ``inside`` (the estimate lies in its interval).
+    """
+    from bayeval import measures
+    from bayeval.models import ScoreCalibration
+    from bayeval.sampling.run import sampler_class
+
+    prob = check_prob(prob)
+    by_name = {
+        "precision": measures.Precision(),
+        "recall": measures.Recall(),
+        "f1": measures.FScore(),
+    }
+    true_value = {
+        name: float(m.value(truth, predictions=pool.predictions)[0]) for name, m in by_name.items()
+    }
+    models = {"default": ScoreCalibration(), "robust": ScoreCalibration(floor=True)}
+    instance = sampler_class(sampler)(pool, by_name["f1"], rng=rng, **sampler_options)
+    rows = []
+    for budget in sorted(budgets):
+        while instance.labels_used < budget:
+            ids = instance.ask(min(instance.batch_size, budget - instance.labels_used))
+            instance.tell(ids, truth[pool.positions(ids)])
+        for name, measure in by_name.items():
+            intervals = {"design": instance.estimate(measure=measure).interval(prob)}
+            for kind, model in models.items():
+                est = instance.estimate(measure=measure, model=model)
+                intervals[kind] = est.interval(prob, kind="credible")
+            for kind, ci in intervals.items():
+                est_, lo, hi = (float(ci[v].values[0]) for v in ("estimate", "lower", "upper"))
+                rows.append(
+                    {
+                        "budget": budget,
+                        "measure": name,
+                        "interval": kind,
+                        "truth": true_value[name],
+                        "estimate": est_,
+                        "lower": lo,
+                        "upper": hi,
+                        "covered": lo <= true_value[name] <= hi,
+                        "width": hi - lo,
+                        "inside": lo <= est_ <= hi,
+                    }
+                )
+    return rows
+
+
+def coverage_battery(
+    pools: tuple[str, ...] = BATTERY_POOLS,
+    samplers: tuple[str, ...] = ("passive", "stratified", "static_is", "oasis", "ais"),
+    budgets: tuple[int, ...] = (50, 250, 1000, 2000),
+    repeats: int = 200,
+    *,
+    prob: float = 0.95,
+    client: Any = None,
+    size: int | None = None,
+):
+    """Coverage, width and consistency of every interval over repeated runs on every pool.
+
+    Parameters
+    ----------
+    pools, samplers, budgets : tuple
+    repeats : int, default 200
+        Runs per pool and sampler (seeds ``0 .. repeats - 1``).
+    prob : float, default 0.95
+    client : dask.distributed.Client, optional
+        Runs the (pool, sampler, seed) tasks on a cluster.
+    size : int, optional
+        Items of the synthetic pools (see :func:`battery_pool`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pool, sampler, budget, measure and interval: ``coverage`` with its
+        Monte Carlo standard error ``coverage_se`` and 95% Wilson interval
+        (``coverage_lower``, ``coverage_upper``), ``median_width``, ``inside`` (the share of
+        runs whose estimate lies in its interval) and ``runs``.
+    """
+    import pandas as pd
+
+    repeats = check_int(repeats, "repeats", minimum=1)
+    for p in pools:
+        check_choice(p, BATTERY_POOLS, "pools")
+    tasks = [(p, s, r) for p in pools for s in samplers for r in range(repeats)]
+
+    def one(task):
+        p, s, r = task
+        pool, truth = battery_pool(p, size=size)
+        return [
+            {"pool": p, "sampler": s, "seed": r, **row}
+            for row in honesty_run(pool, truth, s, budgets, prob=prob, rng=r)
+        ]
+
+    if client is None:
+        results = [one(t) for t in tasks]
+    else:
+        results = client.gather(client.map(one, tasks, pure=False))
+    runs = pd.DataFrame([row for rows in results for row in rows])
+    return summarise_battery(runs)
+
+
+def summarise_battery(runs):
+    """Summarise the rows of :func:`honesty_run` (with ``pool`` and ``sampler`` columns)."""
+    from scipy import stats
+
+    keys = ["pool", "sampler", "budget", "measure", "interval"]
+    grouped = runs.groupby(keys, sort=False)
+    out = grouped.agg(
+        coverage=("covered", "mean"),
+        median_width=("width", "median"),
+        inside=("inside", "mean"),
+        runs=("covered", "size"),
+    ).reset_index()
+    n, p = out["runs"].to_numpy(float), out["coverage"].to_numpy(float)
+    out["coverage_se"] = np.sqrt(p * (1 - p) / n)
+    z = stats.norm.ppf(0.975)
+    centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
+    half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
+    out["coverage_lower"], out["coverage_upper"] = centre - half, centre + half
+    return out

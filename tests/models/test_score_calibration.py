@@ -1,0 +1,249 @@
+"""The score-calibration model of the labels: kernels, engines, finite-population posterior."""
+
+import warnings
+
+import arviz as az
+import numpy as np
+import pytest
+from scipy import integrate, special, stats
+
+import bayeval as be
+from bayeval._core import calibration as kernel
+from bayeval.models import CalibrationWarning, ScoreCalibration
+
+F1 = be.measures.FScore()
+
+
+def _pool(size=20_000, prevalence=0.01, seed=0):
+    rng = np.random.default_rng(seed)
+    truth = rng.random(size) < prevalence
+    scores = np.where(truth, rng.beta(6, 2, size), rng.beta(1, 12, size))
+    return be.Pool(scores), truth
+
+
+def _rows(seed=0, groups=1, n=40):
+    rng = np.random.default_rng(seed)
+    t = np.sort(rng.normal(-1, 2, n))
+    group = rng.integers(0, groups, n)
+    trials = rng.integers(1, 6, n)
+    k = rng.binomial(trials, special.expit(-0.5 + 1.3 * t))
+    return kernel.Rows(t, group, k.astype(float), (trials - k).astype(float))
+
+
+@pytest.mark.parametrize("groups", [1, 3])
+@pytest.mark.parametrize("floor", [None, (np.log(1e-5), np.log(0.5))])
+def test_gradient_matches_central_differences(groups, floor):
+    prior = kernel.CalibrationPrior(5.0, 5.0, 2.0, groups, floor)
+    rows = _rows(groups=groups)
+    theta = np.random.default_rng(1).normal(0, 0.5, prior.dim)
+    grad = kernel._gradient(theta, prior, rows)
+    h = 1e-6
+    numeric = [
+        (
+            kernel.log_posterior(theta + e, prior, rows)
+            - kernel.log_posterior(theta - e, prior, rows)
+        )
+        / (2 * h)
+        for e in np.eye(prior.dim) * h
+    ]
+    # central differences are accurate to O(h^2) times the third derivative: 1e-5 is ample
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-5)
+
+
+def test_log_posterior_is_the_models_density_checked_against_scipy():
+    # reference: the densities of the model card written with scipy on the constrained scale,
+    # plus the log-Jacobians of b = exp(u) and log phi = lo + (hi - lo) expit(v)
+    lo, hi = np.log(1e-4), np.log(0.5)
+    prior = kernel.CalibrationPrior(5.0, 4.0, 2.0, 1, (lo, hi))
+    rows = _rows(seed=3)
+    a, u, v = 0.3, 0.2, -0.4
+    b = np.exp(u)
+    e = special.expit(v)
+    phi = np.exp(lo + (hi - lo) * e)
+    p = phi + (1 - phi) * special.expit(a + b * rows.t)
+    trials = rows.k + rows.m
+    expected = (
+        stats.norm.logpdf(a, scale=5.0)
+        + stats.halfnorm.logpdf(b, scale=4.0)
+        + u
+        + stats.uniform.logpdf(np.log(phi), lo, hi - lo)
+        + np.log((hi - lo) * e * (1 - e))
+        + (stats.binom.logpmf(rows.k, trials, p) - np.log(special.comb(trials, rows.k))).sum()
+    )
+    got = kernel.log_posterior(np.array([a, u, v]), prior, rows)
+    assert got == pytest.approx(expected, rel=1e-10)
+
+
+def test_fast_engine_matches_quadrature_on_a_grid():
+    # reference: the two-parameter posterior integrated on a fine grid (independent of the
+    # importance sampler); 4000 draws give posterior means within ~0.03 sd (MC error)
+    prior = kernel.CalibrationPrior(5.0, 5.0, 2.0, 1, None)
+    rows = _rows(seed=2, n=25)
+    a = np.linspace(-6, 6, 401)
+    u = np.linspace(-4, 3, 401)
+    A, U = np.meshgrid(a, u, indexing="ij")
+    logp = kernel.log_posterior(np.stack([A, U], axis=-1), prior, rows)
+    dens = np.exp(logp - logp.max())
+    Z = integrate.trapezoid(integrate.trapezoid(dens, u, axis=1), a)
+    mean_a = integrate.trapezoid(integrate.trapezoid(dens * A, u, axis=1), a) / Z
+    mean_b = integrate.trapezoid(integrate.trapezoid(dens * np.exp(U), u, axis=1), a) / Z
+    sd_a = np.sqrt(
+        integrate.trapezoid(integrate.trapezoid(dens * A**2, u, axis=1), a) / Z - mean_a**2
+    )
+    draws = kernel.draw_parameters(prior, rows, 4000, np.random.default_rng(0))
+    intercept, slope, _ = kernel.unpack(draws.theta, prior)
+    assert draws.ess > 1000
+    assert intercept.mean() == pytest.approx(mean_a, abs=0.1 * sd_a)
+    assert slope.mean() == pytest.approx(mean_b, rel=0.05)
+
+
+def test_poisson_shortcut_keeps_the_mean_and_errs_wide_on_the_variance():
+    rng = np.random.default_rng(0)
+    n = np.array([4000, 3000, 50, 20, 10])
+    p = np.array([0.001, 0.004, 0.3, 0.995, 0.999])
+    pattern = np.array([0, 0, 0, 1, 1])
+    draws = kernel.predict_positives(np.tile(p, (20_000, 1)), n, pattern, 2, rng)
+    exact_mean = np.bincount(pattern, weights=n * p)
+    exact_var = np.bincount(pattern, weights=n * p * (1 - p))
+    # 20,000 draws: the means are within 4 standard errors
+    assert np.all(np.abs(draws.mean(0) - exact_mean) < 4 * np.sqrt(exact_var / 20_000))
+    var = draws.var(0)
+    # Poisson variance n p exceeds n p (1 - p) by a factor 1 / (1 - p) <= 1.005 here; the sample
+    # variance of 20,000 draws has a relative sd of about 1%
+    assert np.all(var > 0.95 * exact_var) and np.all(var < 1.1 * exact_var)
+
+
+def test_labelling_every_item_gives_the_truth_with_no_width():
+    pool, truth = _pool(size=2000, prevalence=0.05)
+    bound = ScoreCalibration(draws=200).bind(pool, F1)
+    every = np.arange(pool.size)
+    draws = bound.fit(every, truth, rng=0).measure_draws()
+    expected = F1.value(truth, predictions=pool.predictions)[0]
+    np.testing.assert_allclose(draws, expected, rtol=1e-12)
+
+
+def test_the_posterior_holds_the_truth_and_has_every_arviz_group():
+    pool, truth = _pool()
+    rng = np.random.default_rng(3)
+    labelled = rng.choice(pool.size, 500, replace=False)
+    dt = ScoreCalibration().bind(pool, F1).posterior(labelled, truth[labelled], rng=1)
+    for group in ("posterior", "prior", "posterior_predictive", "log_likelihood"):
+        assert group in dt.children
+    assert set(dt["observed_data"].data_vars) == {"y"}
+    f1 = dt["posterior"]["measure"].sel(output="f1").values.ravel()
+    lo, hi = np.quantile(f1, [0.025, 0.975])
+    assert lo < F1.value(truth, predictions=pool.predictions)[0] < hi
+    summary = az.summary(dt, var_names=["slope", "intercept"], ci_kind="eti", ci_prob=0.9)
+    assert (summary["mean"] == summary["mean"]).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Pareto-k of a few influential rows
+        loo = az.loo(dt)
+    assert np.isfinite(loo.elpd)
+
+
+def test_fine_bins_change_nothing():
+    # 1024 bins against 16,384 (nearly item by item): the medians and 2.5/97.5% quantiles of F1
+    # differ by less than their Monte Carlo error (about 0.01 at 4000 draws here)
+    pool, truth = _pool()
+    labelled = np.random.default_rng(4).choice(pool.size, 400, replace=False)
+    q = []
+    for bins in (1024, 16_384):
+        draws = (
+            ScoreCalibration(bins=bins, draws=4000)
+            .bind(pool, F1)
+            .fit(labelled, truth[labelled], rng=5)
+            .measure_draws()
+        )
+        q.append(np.quantile(draws, [0.025, 0.5, 0.975]))
+    np.testing.assert_allclose(q[0], q[1], atol=0.015)
+
+
+def test_several_systems_get_an_intercept_per_prediction_pattern():
+    rng = np.random.default_rng(0)
+    truth = rng.random(5000) < 0.05
+    a = np.where(truth, rng.beta(5, 2, 5000), rng.beta(1, 8, 5000))
+    b = np.clip(a + rng.normal(0, 0.1, 5000), 0, 1)
+    pool = be.Pool(np.stack([a, b], axis=1), systems=["a", "b"])
+    labelled = rng.choice(5000, 600, replace=False)
+    dt = ScoreCalibration().bind(pool, F1).posterior(labelled, truth[labelled], rng=0)
+    assert dt["posterior"]["intercept"].dims == ("chain", "draw", "group")
+    truths = [F1.value(truth, predictions=pool.predictions[:, s])[0] for s in range(2)]
+    for name, true in zip(("a/f1", "b/f1"), truths, strict=True):
+        draws = dt["posterior"]["measure"].sel(output=name).values.ravel()
+        assert np.quantile(draws, 0.005) < true < np.quantile(draws, 0.995)
+
+
+def test_a_stochastic_target_uses_every_draw_as_an_observation():
+    # finite=False: the measure under the curve for every item; repeated items are allowed
+    pool, truth = _pool(size=5000, prevalence=0.05)
+    positions = np.random.default_rng(1).integers(0, pool.size, 800)
+    post = ScoreCalibration().bind(pool, F1).fit(positions, truth[positions], finite=False, rng=0)
+    assert np.isfinite(post.measure_draws()).all()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"slope_scale": 0}, "`slope_scale` must be a positive number; got 0"),
+        ({"intercept_scale": float("nan")}, "`intercept_scale` must be a positive number"),
+        ({"floor": 1}, "`floor` must be True or False; got 1"),
+        ({"bins": 1}, "`bins`"),
+        ({"draws": 1001}, "`draws` must be a multiple of `chains` \\(4\\); got 1001"),
+        ({"engine": "exact"}, "`engine` must be one of 'fast', 'pymc'; got 'exact'"),
+    ],
+)
+def test_bad_specifications_name_the_parameter(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ScoreCalibration(**kwargs)
+
+
+def test_bad_data_is_refused_with_a_clear_message():
+    pool, truth = _pool(size=1000)
+    bound = ScoreCalibration().bind(pool, F1)
+    with pytest.raises(ValueError, match="needs labels to learn the curve"):
+        bound.fit([], [])
+    with pytest.raises(ValueError, match="one label per position: 2 positions, 1 labels"):
+        bound.fit([1, 2], [0])
+    with pytest.raises(ValueError, match="must not repeat an item"):
+        bound.fit([1, 1], [0, 0])
+    with pytest.raises(ValueError, match=r"pool positions in \[0, 1000\); got 0 .. 1000"):
+        bound.fit([0, 1000], [0, 0])
+    with pytest.raises(ValueError, match="varies with each score"):
+        ScoreCalibration().bind(pool, be.measures.BrierScore())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("floor", [False, True])
+def test_engines_agree(floor):
+    # NUTS (4 x 1000 draws) against the fast engine (4000 draws): medians and 10/90% quantiles
+    # of every variable within 4 Monte Carlo standard errors of a quantile, about
+    # sd * sqrt(q (1 - q) / ESS) / density; 0.15 posterior sd bounds it for ESS >= 1000
+    pool, truth = _pool()
+    labelled = np.random.default_rng(2).choice(pool.size, 300, replace=False)
+    draws = {}
+    for engine in ("fast", "pymc"):
+        spec = ScoreCalibration(floor=floor, engine=engine, draws=4000)
+        draws[engine] = spec.bind(pool, F1).posterior(labelled, truth[labelled], rng=1)
+    names = ["intercept", "slope", "measure"] + (["floor"] if floor else [])
+    for name in names:
+        fast = draws["fast"]["posterior"][name].values.ravel()
+        nuts = draws["pymc"]["posterior"][name].values.ravel()
+        if name == "floor":  # spans orders of magnitude: compare on the log scale
+            fast, nuts = np.log(fast), np.log(nuts)
+        sd = nuts.std()
+        np.testing.assert_allclose(
+            np.quantile(fast, [0.1, 0.5, 0.9]), np.quantile(nuts, [0.1, 0.5, 0.9]), atol=0.15 * sd
+        )
+
+
+def test_concentrated_weights_warn_and_name_the_remedy(monkeypatch):
+    pool, truth = _pool(size=1000)
+    bound = ScoreCalibration(draws=100).bind(pool, F1)
+
+    def degenerate(*args, **kwargs):
+        theta = np.zeros((100, bound.prior.dim))
+        return kernel.ParameterDraws(theta, ess=3.0, n_proposals=200)
+
+    monkeypatch.setattr(kernel, "draw_parameters", degenerate)
+    with pytest.warns(CalibrationWarning, match="effective sample size 3 from 200 proposals, for 100 draws.*engine='pymc'"):
+        bound.fit([0, 1, 2], [0, 0, 1], rng=0)

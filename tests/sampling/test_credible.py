@@ -1,0 +1,109 @@
+"""Every sampler's credible interval comes from the model of the labels; design ones in range."""
+
+import numpy as np
+import pytest
+
+import bayeval as be
+from bayeval.sampling.run import SAMPLERS, sampler_class
+
+RNG = np.random.default_rng(11)
+TRUTH = RNG.random(5000) < 0.03
+SCORES = np.where(TRUTH, RNG.beta(5, 2, 5000), RNG.beta(1, 10, 5000))
+POOL = be.Pool(SCORES)
+MEASURES = {
+    "precision": be.measures.Precision(),
+    "recall": be.measures.Recall(),
+    "f1": be.measures.FScore(),
+}
+
+
+def _run(name, labels=200, seed=0):
+    sampler = sampler_class(name)(POOL, MEASURES["f1"], rng=seed)
+    while sampler.labels_used < labels:
+        ids = sampler.ask(50)
+        sampler.tell(ids, TRUTH[POOL.positions(ids)])
+    return sampler
+
+
+@pytest.mark.parametrize("name", SAMPLERS)
+def test_every_sampler_has_a_credible_interval_of_every_measure(name):
+    sampler = _run(name)
+    for measure in MEASURES.values():
+        est = sampler.estimate(measure=measure)
+        ci = est.interval(0.95, kind="credible")
+        lower, estimate, upper = (float(ci[v][0]) for v in ("lower", "estimate", "upper"))
+        assert 0.0 <= lower <= estimate <= upper <= 1.0
+        assert estimate == pytest.approx(float(est.posterior_median[0]))
+        assert "measure" in est.posterior["posterior"]
+
+
+@pytest.mark.parametrize("name", ["passive", "static_is", "ais"])
+def test_a_precision_recall_band_comes_from_the_same_labels(name):
+    sampler = _run(name, labels=300)
+    curve = be.measures.PrecisionRecallCurve([0.3, 0.5, 0.7])
+    if not sampler.covers(curve):
+        pytest.skip(f"{name}'s draws do not cover the curve")  # pragma: no cover
+    ci = sampler.estimate(measure=curve).interval(0.9, kind="credible")
+    truth = curve.value(TRUTH, scores=SCORES)
+    assert np.all(ci["lower"].values <= ci["estimate"].values)
+    assert np.all(ci["estimate"].values <= ci["upper"].values)
+    # one run: a 90% band over six outputs holds most of them (not a coverage test)
+    inside = (ci["lower"].values <= truth) & (truth <= ci["upper"].values)
+    assert inside.sum() >= 4
+
+
+@pytest.mark.parametrize("name", SAMPLERS)
+def test_design_intervals_stay_in_range_and_hold_their_estimate(name):
+    for seed in range(3):
+        sampler = _run(name, labels=50, seed=seed)
+        for measure in MEASURES.values():
+            ci = sampler.estimate(measure=measure).interval(0.95)
+            lower, estimate, upper = (ci[v].values for v in ("lower", "estimate", "upper"))
+            assert np.all(np.isfinite([lower, estimate, upper]))
+            assert np.all((0 <= lower) & (lower <= estimate) & (estimate <= upper) & (upper <= 1))
+            assert np.all(upper > lower)  # unlabelled items can still change every measure
+
+
+def test_a_degenerate_design_falls_back_to_the_posterior():
+    # passive draws before any false negative: recall's design se is 0 (or recall undefined)
+    sampler = _run("passive", labels=50, seed=1)
+    est = sampler.estimate(measure=MEASURES["recall"])
+    ci = est.interval(0.95)
+    assert ci.attrs["fallback"] == ["recall"]
+    cred = est.interval(0.95, kind="credible")
+    assert float(ci["lower"][0]) == float(cred["lower"][0])
+    assert float(ci["upper"][0]) > float(ci["lower"][0])
+
+
+def test_the_dirichlet_tree_posterior_stays_one_argument_away():
+    sampler = _run("ais")
+    tree = sampler.estimate(model="dirichlet_tree").posterior
+    assert "response" in tree["posterior"]
+    with pytest.raises(ValueError, match="`model` must be a bayeval.models.ScoreCalibration"):
+        sampler.estimate(model="tree")
+    with pytest.raises(ValueError, match="`model` must be a bayeval.models.ScoreCalibration"):
+        _run("passive").estimate(model="dirichlet_tree")
+
+
+def test_the_robust_model_is_wider_where_no_label_looks():
+    sampler = _run("static_is", labels=300)
+    recall = MEASURES["recall"]
+    default = sampler.estimate(measure=recall).interval(0.95, kind="credible")
+    robust = sampler.estimate(
+        measure=recall, model=be.models.ScoreCalibration(floor=True)
+    ).interval(0.95, kind="credible")
+    width = [float(ci["upper"][0] - ci["lower"][0]) for ci in (default, robust)]
+    assert width[1] > width[0]
+
+
+def test_summary_shows_both_bases():
+    table = _run("static_is").estimate().summary()
+    assert list(table.columns) == [
+        "estimate",
+        "se",
+        "lower",
+        "upper",
+        "posterior_median",
+        "credible_lower",
+        "credible_upper",
+    ]
