@@ -3,6 +3,7 @@
 Examples
 --------
 ``bayeval coverage --scenario legal --realizations 1000 --resamples 1000 --workers 2``
+``bayeval coverage --battery --pool hidden --sampler ais --budget 1000 --runs 50 --workers 2``
 ``bayeval coverage --scenario small --realizations 100 --resamples 200 --method koopman``
 """
 
@@ -47,13 +48,44 @@ def coverage(
         typer.Option(dir_okay=False, help="Box plots of coverage and gaps (PNG, PDF, SVG)."),
     ] = Path("coverage.png"),
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    battery: Annotated[
+        bool,
+        typer.Option(
+            "--battery",
+            help="Instead: the honesty battery, the samplers' intervals on pools that break "
+            "their assumptions (bayeval.simulate.battery).",
+        ),
+    ] = False,
+    pool: Annotated[
+        list[str] | None, typer.Option(help="--battery: a pool; repeat (default: all).")
+    ] = None,
+    sampler: Annotated[
+        list[str] | None, typer.Option(help="--battery: a sampler; repeat (default: five).")
+    ] = None,
+    budget: Annotated[
+        list[int] | None,
+        typer.Option(
+            help="--battery: labels after which to score; repeat (default 50 250 1000 2000)."
+        ),
+    ] = None,
+    runs: Annotated[int, typer.Option(help="--battery: runs per pool and sampler.")] = 200,
+    size: Annotated[
+        int | None, typer.Option(help="--battery: items of the synthetic pools.")
+    ] = None,
 ) -> None:
-    """Coverage of recall intervals over a scenario's populations, as in Webber (2013) §4."""
+    """Coverage of recall intervals over a scenario's populations, as in Webber (2013) §4.
+
+    With ``--battery``: coverage of the samplers' design-based and credible intervals of
+    precision, recall and F1 over repeated runs on the honesty battery's pools.
+    """
     from bayeval import simulate
 
     if workers < 0:
         typer.echo(f"error: `--workers` must be 0 or more; got {workers}.", err=True)
         raise typer.Exit(code=2)
+    if battery:
+        _battery(pool, sampler, budget, runs, size, prob, workers, as_json)
+        return
     try:
         options = dict(
             methods=method or None, realizations=realizations, resamples=resamples, prob=prob,
@@ -136,3 +168,53 @@ def _print(study, table, plot) -> None:
     console.print(out)
     if plot is not None:
         console.print(f"plot saved to {plot}")
+
+
+def _battery(pools, samplers, budgets, runs, size, prob, workers, as_json) -> None:
+    """``bayeval coverage --battery``: run :func:`bayeval.simulate.battery.coverage_battery`."""
+    from bayeval.simulate import battery
+
+    options = dict(
+        pools=tuple(pools or battery.BATTERY_POOLS),
+        samplers=tuple(samplers or ("passive", "stratified", "static_is", "oasis", "ais")),
+        budgets=tuple(budgets or (50, 250, 1000, 2000)),
+        repeats=runs,
+        prob=prob,
+        size=size,
+    )
+    try:
+        if workers:
+            from distributed import Client, LocalCluster
+
+            with (
+                LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=":0") as c,
+                Client(c) as client,
+            ):
+                cells = battery.coverage_battery(client=client, **options)
+        else:
+            cells = battery.coverage_battery(**options)
+    except ValueError as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(code=2) from None
+    if as_json:
+        typer.echo(json.dumps({"prob": prob, "cells": json.loads(cells.to_json(orient="records"))}))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for name, by_pool in cells.groupby("pool", sort=False):
+        out = Table(title=f"pool {name}: coverage of {prob:.0%} intervals (± Monte Carlo se)")
+        for column in ("sampler", "labels", "measure", "interval", "coverage", "width", "inside"):
+            out.add_column(column, justify="left" if column in ("sampler", "measure") else "right")
+        for _, row in by_pool.iterrows():
+            out.add_row(
+                row["sampler"],
+                str(row["budget"]),
+                row["measure"],
+                row["interval"],
+                f"{row['coverage']:.2f} ± {row['coverage_se']:.2f}",
+                f"{row['median_width']:.3f}",
+                f"{row['inside']:.2f}",
+            )
+        console.print(out)

@@ -214,7 +214,7 @@ class Tracker:
     measure_name : str
         The ``--measure`` the sampler was built for.
     prob : float
-        Probability of the recorded confidence intervals.
+        Probability of the recorded intervals (credible and design-based).
     """
 
     def __init__(self, sampler: Any, measure_name: str, prob: float):
@@ -244,23 +244,37 @@ class Tracker:
             self.estimates[name] = self.sampler.estimate(measure=measure)
         rows = []
         for est in self.estimates.values():
-            ci = est.interval(self.prob)
-            rows.append(np.stack([est.value, ci["lower"].values, ci["upper"].values]))
+            design = est.interval(self.prob)
+            try:
+                cred = est.interval(self.prob, "credible")
+            except ValueError:  # no model of the labels for this measure
+                cred = design * np.nan
+            rows.append(
+                np.stack([cred[k].values for k in _KEYS] + [design[k].values for k in _KEYS])
+            )
         self._stages.append(labels_used)
         self._rows.append(np.concatenate(rows, axis=1))
 
     def history(self):
-        """Return the recorded estimates as an ``xarray.Dataset`` over ``labels, output``."""
+        """Return the recorded estimates as an ``xarray.Dataset`` over ``labels, output``.
+
+        ``estimate``, ``lower``, ``upper``: the posterior median and credible interval;
+        ``design_estimate``, ``design_lower``, ``design_upper``: the design-based ones.
+        """
         import xarray as xr
 
         outputs = [o for est in self.estimates.values() for o in est.outputs]
-        values = np.stack(self._rows)  # (labels, 3, output)
+        values = np.stack(self._rows)  # (labels, 6, output)
+        names = [*_KEYS, *(f"design_{k}" for k in _KEYS)]
         dims = ("labels", "output")
         return xr.Dataset(
-            {k: (dims, values[:, i]) for i, k in enumerate(("estimate", "lower", "upper"))},
+            {k: (dims, values[:, i]) for i, k in enumerate(names)},
             coords={"labels": self._stages, "output": outputs},
-            attrs={"prob": self.prob, "interval": "confidence"},
+            attrs={"prob": self.prob, "interval": "credible"},
         )
+
+
+_KEYS = ("estimate", "lower", "upper")
 
 
 def _label_interactively(sampler, source, budget, batch_size, tracker, console, err) -> bool:
@@ -489,19 +503,25 @@ def _result(pool, source, sampler, tracker, truth, budget, seed, completed, seco
     for name, est in tracker.estimates.items():
         in_estimate = max(in_estimate, est.labels_used)
         ci = est.interval(tracker.prob)
+        try:
+            cred = est.interval(tracker.prob, "credible")
+        except ValueError:  # no model of the labels for this measure
+            cred = None
         for i, output in enumerate(est.outputs):
-            rows.append(
-                {
-                    "measure": name,
-                    "output": output,
-                    "basis": "sampled for" if name == tracker.names[0] else "same labels",
-                    "estimate": _number(est.value[i]),
-                    "lower": _number(ci["lower"].values[i]),
-                    "upper": _number(ci["upper"].values[i]),
-                    "se": _number(est.standard_error[i]),
-                    "truth": _number(truth[output]) if output in truth else None,
-                }
-            )
+            row = {
+                "measure": name,
+                "output": output,
+                "basis": "sampled for" if name == tracker.names[0] else "same labels",
+                "estimate": _number(ci["estimate"].values[i]),
+                "lower": _number(ci["lower"].values[i]),
+                "upper": _number(ci["upper"].values[i]),
+                "se": _number(est.standard_error[i]),
+                "truth": _number(truth[output]) if output in truth else None,
+            }
+            for key in ("estimate", "lower", "upper"):
+                value = None if cred is None else _number(cred[key].values[i])
+                row[f"credible_{key}"] = value
+            rows.append(row)
     return {
         "pool": pool,
         "items": source.pool.size,
@@ -536,25 +556,42 @@ def _print(result: dict, source, console) -> None:
         title=(
             f"{source.name} ({result['items']:,} items): {result['labels_in_estimate']:,} "
             f"labels chosen by {result['sampler']} for {result['measure']}, "
-            f"{result['prob']:.0%} confidence intervals"
+            f"{result['prob']:.0%} intervals"
         )
     )
-    columns = ["output", "estimate", "lower", "upper", *(["truth", "covers"] if known else [])]
+    columns = ["output", "posterior median", "credible interval", "design estimate",
+               "design interval"]  # fmt: skip
+    columns += ["truth", "covers"] if known else []
     for column in columns:
         table.add_column(column, justify="left" if column == "output" else "right")
 
     def fmt(value):
         return "n/a" if value is None else f"{value:.4f}"
 
+    def covers(row, prefix):
+        lower, upper = row[f"{prefix}lower"], row[f"{prefix}upper"]
+        if None in (lower, row["truth"], upper):
+            return "n/a"
+        return "yes" if lower <= row["truth"] <= upper else "no"
+
     for row in result["estimates"]:
-        cells = [row["output"], fmt(row["estimate"]), fmt(row["lower"]), fmt(row["upper"])]
+        cells = [
+            row["output"],
+            fmt(row["credible_estimate"]),
+            f"[{fmt(row['credible_lower'])}, {fmt(row['credible_upper'])}]",
+            fmt(row["estimate"]),
+            f"[{fmt(row['lower'])}, {fmt(row['upper'])}]",
+        ]
         if known:
-            inside = None not in (row["lower"], row["truth"], row["upper"]) and (
-                row["lower"] <= row["truth"] <= row["upper"]
-            )
-            cells += [fmt(row["truth"]), "yes" if inside else "no"]
+            cells += [fmt(row["truth"]), f"{covers(row, 'credible_')} / {covers(row, '')}"]
         table.add_row(*cells)
     console.print(table)
+    console.print(
+        "credible: posterior of bayeval.models.ScoreCalibration (a calibration curve learned "
+        "from the labels); design: the sampler's importance weights, logit scale; covers: "
+        "credible / design.",
+        style="dim",
+    )
     others = [r["output"] for r in result["estimates"] if r["basis"] == "same labels"]
     if others:
         console.print(

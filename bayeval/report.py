@@ -48,7 +48,8 @@ def plot_history(history: Any, path: Any, *, truth: dict | None = None, title: s
     ----------
     history : xarray.Dataset
         ``estimate``, ``lower`` and ``upper`` over dims ``labels`` and ``output`` (as
-        :attr:`bayeval.Run.history`), with attributes ``prob`` and ``interval``.
+        :attr:`bayeval.Run.history`), with attributes ``prob`` and ``interval``; optionally
+        ``design_lower`` and ``design_upper``, drawn as dashed lines beside the band.
     path : str or pathlib.Path
     truth : dict, optional
         True value of some outputs, drawn as dashed lines.
@@ -66,6 +67,9 @@ def plot_history(history: Any, path: Any, *, truth: dict | None = None, title: s
         h = history.sel(output=output)
         ax.fill_between(labels, h["lower"], h["upper"], color="C0", alpha=0.25, label=band)
         ax.plot(labels, h["estimate"], color="C0", marker=".", label="estimate")
+        if "design_lower" in h:
+            ax.plot(labels, h["design_lower"], color="C1", linestyle=":", label="design interval")
+            ax.plot(labels, h["design_upper"], color="C1", linestyle=":")
         if truth and output in truth:
             ax.axhline(truth[output], color="black", linestyle="--", linewidth=1, label="truth")
         ax.set_title(output)

@@ -786,11 +786,11 @@ def _decode_dataclass(spec: dict, namespace: Any) -> Any:
 
 
 def _encode_options(options: dict) -> dict:
-    from bayeval.models import DirichletTree
+    from bayeval.models import DirichletTree, ScoreCalibration
 
     out = {}
     for key, value in options.items():
-        if isinstance(value, DirichletTree):
+        if isinstance(value, DirichletTree | ScoreCalibration):
             out[key] = {"__model__": _encode_dataclass(value)}
             continue
         try:
@@ -798,7 +798,8 @@ def _encode_options(options: dict) -> dict:
         except TypeError:
             raise ValueError(
                 f"sampler option `{key}` must be a JSON value (number, string, list) or a "
-                f"DirichletTree, so that the session can rebuild the sampler; got {value!r}."
+                f"DirichletTree or ScoreCalibration, so that the session can rebuild the sampler; "
+                f"got {value!r}."
             ) from None
         out[key] = value
     return out

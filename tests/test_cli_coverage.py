@@ -65,3 +65,27 @@ def test_bad_input_is_a_clear_error(extra, message):
     result = runner.invoke(app, [*SMALL, *extra])
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_battery_json_matches_the_library():
+    args = ["coverage", "--battery", "--pool", "separated", "--sampler", "static_is",
+            "--budget", "100", "--runs", "2", "--size", "5000", "--json"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    cells = json.loads(result.output)["cells"]
+    from bayeval.simulate.battery import coverage_battery
+
+    expected = coverage_battery(("separated",), ("static_is",), (100,), 2, size=5000)
+    assert [c["coverage"] for c in cells] == expected["coverage"].tolist()
+    assert {c["interval"] for c in cells} == {"design", "default", "robust"}
+
+
+def test_battery_table_and_bad_pool():
+    args = ["coverage", "--battery", "--pool", "separated", "--sampler", "passive",
+            "--budget", "60", "--runs", "1", "--size", "3000"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "pool separated: coverage of 95% intervals" in result.output
+    bad = runner.invoke(app, ["coverage", "--battery", "--pool", "nowhere", "--runs", "1"])
+    assert bad.exit_code == 2
+    assert "`pools` must be one of 'separated'" in bad.output and "got 'nowhere'" in bad.output

@@ -56,9 +56,11 @@ def _rows(out):
 
 
 def _check_rows(out):
-    # the t intervals of the samplers are not clipped to [0, 1]; the estimates are in it
+    # design intervals (logit scale) and credible ones stay in [0, 1] and hold their estimate
     for row in out["estimates"]:
-        assert 0 <= row["estimate"] <= 1 and row["lower"] <= row["estimate"] <= row["upper"], row
+        for p in ("", "credible_"):
+            lower, estimate, upper = (row[f"{p}{k}"] for k in ("lower", "estimate", "upper"))
+            assert 0 <= lower <= estimate <= upper <= 1, row
 
 
 def test_febrl_json_equals_the_python_api():
@@ -97,8 +99,8 @@ def test_febrl_table_and_report(tmp_path):
         terminal_width=150,
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert "150 labels chosen by ais for f1, 95% confidence intervals" in _flat(result.stdout)
-    for word in ("precision", "recall", "truth", "covers"):
+    assert "150 labels chosen by ais for f1, 95% intervals" in _flat(result.stdout)
+    for word in ("precision", "recall", "truth", "covers", "credible", "design"):
         assert word in result.stdout
     for name in ("estimates.png", "pr_curve.png"):
         assert (tmp_path / name).stat().st_size > 20_000

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special, stats
 
 __all__ = [
     "CalibrationPrior",
@@ -168,6 +168,8 @@ def fit_mode(prior: CalibrationPrior, rows: Rows, start: np.ndarray | None = Non
     positive definite by clipping its eigenvalues, so a flat direction (no label informs it
     yet) gets the prior's scale rather than an infinite variance.
     """
+    from scipy import optimize  # heavy; only where a fit happens
+
     x0 = np.zeros(prior.dim) if start is None else np.asarray(start, dtype=float)
     if start is None:
         x0[1 + (prior.n_groups if prior.n_groups > 1 else 0)] = 0.0  # slope 1: calibrated
@@ -211,7 +213,7 @@ def draw_parameters(
     n_proposals: int | None = None,
     df: float = 4.0,
     start: np.ndarray | None = None,
-    rounds: int = 4,
+    rounds: int = 6,
 ) -> ParameterDraws:
     """Draw ``theta`` from the posterior by adaptive importance sampling, then resample.
 

@@ -190,7 +190,6 @@ class BoundCalibration:
         self.prior = kernel.CalibrationPrior(
             spec.intercept_scale, spec.slope_scale, spec.group_scale, self.n_groups, floor
         )
-        self._start = None  # the last mode: a warm start for the next fit
 
     # -- rows -------------------------------------------------------------------------------
     def _standardisation(self) -> list[tuple[float, float]]:
@@ -257,6 +256,49 @@ class BoundCalibration:
         m = np.bincount(row[~labels], minlength=n).astype(float)
         return k, m
 
+    def cell_covariates(self, cell_of: np.ndarray, n_cells: int) -> tuple[np.ndarray, np.ndarray]:
+        """Mean logit-score and prediction group of each cell of another partition of the pool.
+
+        ``cell_of`` gives each item's cell (a sampler's strata x patterns); the group of a cell
+        is that of its last item (the cells of samplers never mix prediction patterns).
+        """
+        pool = self.target.pool
+        t_sum = np.zeros(n_cells)
+        group = np.zeros(n_cells, dtype=np.int64)
+        for start in range(0, pool.size, _CHUNK):
+            part = np.arange(start, min(start + _CHUNK, pool.size))
+            t_sum += np.bincount(cell_of[part], weights=self.covariate(part), minlength=n_cells)
+            if self.n_groups > 1:
+                pred = pool.predictions[part].reshape(part.size, -1).astype(np.int64)
+                group[cell_of[part]] = pred @ (2 ** np.arange(pool.n_systems))
+        sizes = np.bincount(cell_of, minlength=n_cells)
+        return t_sum / np.maximum(sizes, 1), group
+
+    def response(
+        self, positions, labels, t, group, *, rng: Any = None, draws: int = 200, start=None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior predictive probability of a positive at covariates ``t`` in ``group``.
+
+        The mean of ``P(t)`` over ``draws`` posterior draws of the curve (the fast engine,
+        whatever the specification's engine: this serves proposals, stage after stage).
+        ``start`` warm-starts the mode search; the draws' median is returned as the next
+        ``start``, so a caller that keeps it gets the same answers on replay.
+
+        Returns
+        -------
+        probability : numpy.ndarray
+        start : numpy.ndarray
+        """
+        rng = check_rng(rng)
+        k, m = self.labelled_rows(positions, labels)
+        has = (k + m) > 0
+        rows = kernel.Rows(self.t[has], self.group[has], k[has], m[has])
+        fit = kernel.draw_parameters(
+            self.prior, rows, draws, rng, n_proposals=2 * draws, start=start
+        )
+        probability = kernel.positive_probability(fit.theta, self.prior, t, group).mean(axis=0)
+        return probability, np.median(fit.theta, axis=0)
+
     # -- the posterior ----------------------------------------------------------------------
     def posterior(self, positions: Any, labels: Any, *, rng: Any = None, finite: bool = True):
         """Posterior of the calibration curve and of the measure, as an ``xarray.DataTree``.
@@ -320,11 +362,11 @@ class BoundCalibration:
         spec = self.spec
         sample_stats = None
         if spec.engine == "fast":
+            # no warm start: the same labels and seed give the same draws, whatever ran before
             fit = kernel.draw_parameters(
-                self.prior, rows, spec.draws, rng, n_proposals=2 * spec.draws, start=self._start
+                self.prior, rows, spec.draws, rng, n_proposals=2 * spec.draws
             )
             theta = fit.theta
-            self._start = np.median(theta, axis=0)
             attrs = {"engine": "fast", "importance_ess": fit.ess, "proposals": fit.n_proposals}
             if fit.ess < 0.2 * spec.draws:
                 warnings.warn(

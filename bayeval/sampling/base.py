@@ -48,8 +48,8 @@ class Sampler(ABC):
         self._pending: set[int] = set()
         self._selected_with: dict[int, float] = {}  # see question_probability
         self.stage = 0
-        # posterior draws get their own stream, so calling estimate() changes no later draw
-        self._posterior_rng = self._rng.spawn(1)[0]
+        # posterior draws get their own seed, so calling estimate() changes no later draw
+        self._posterior_key = int(self._rng.spawn(1)[0].integers(2**63))
         self._bound_models: dict = {}  # (model, measure) -> BoundCalibration
 
     # -- the protocol --------------------------------------------------------------------------
@@ -321,8 +321,17 @@ class Sampler(ABC):
         bound = self._bound_model(model, target)
         positions = self._labelled_positions()
         labels = self._label_array(positions)
-        seed = int(self._posterior_rng.integers(2**63))  # never the sampling stream
+        seed = self._posterior_seed()
         return lambda: bound.fit(positions, labels, rng=seed)
+
+    def _posterior_seed(self) -> int:
+        """Return the seed of posterior draws: a function of the labels' count and stage only.
+
+        Never the sampling stream, and the same for every estimate from the same labels, so
+        an interval does not depend on what was computed before it.
+        """
+        state = np.random.SeedSequence([self._posterior_key, len(self._labels), self.stage])
+        return int(state.generate_state(1, np.uint64)[0])
 
     def _check_model(self, model: Any):
         from bayeval.models.score_calibration import ScoreCalibration

@@ -69,7 +69,8 @@ class StochasticAIS(AIS):
     method = "stochastic_ais"
 
     def __init__(self, pool: Any, measure: Any, **options: Any):
-        unused = sorted({"response", "sweeps", "posterior_draws", "posterior_thin"} & set(options))
+        inapplicable = {"response", "sweeps", "posterior_draws", "posterior_thin", "calibration"}
+        unused = sorted(inapplicable & set(options))
         if unused:
             raise ValueError(
                 f"{unused} do not apply to StochasticAIS: its response is the closed-form "
@@ -244,5 +245,5 @@ class StochasticAIS(AIS):
         bound = self._bound_model(model, target)
         positions, _ = self._draws()
         labels = self._draw_labels(positions)
-        seed = int(self._posterior_rng.integers(2**63))
+        seed = self._posterior_seed()
         return lambda: bound.fit(positions, labels, rng=seed, finite=False)

@@ -7,8 +7,11 @@
   populations (Webber §4.2, Tables 4.2.5-4.2.6, Figs. 9-13), optionally on a dask cluster.
 - :func:`binomial_coverage`: coverage curves of the binomial proportion intervals (Webber
   Figs. 4-7).
+- :func:`coverage_battery` (:mod:`bayeval.simulate.battery`): the honesty battery, coverage of
+  the samplers' design-based and credible intervals on pools that break their assumptions.
 """
 
+from bayeval.simulate.battery import BATTERY_POOLS, battery_pool, coverage_battery
 from bayeval.simulate.binomial import binomial_coverage, plot_binomial_coverage
 from bayeval.simulate.coverage import METHODS, CoverageStudy, coverage_study
 from bayeval.simulate.scenarios import (
@@ -25,6 +28,7 @@ from bayeval.simulate.scenarios import (
 )
 
 __all__ = [
+    "BATTERY_POOLS",
     "METHODS",
     "PRESET_NOTES",
     "CoverageStudy",
@@ -36,7 +40,9 @@ __all__ = [
     "Scenario",
     "Uniform",
     "UniformCapped",
+    "battery_pool",
     "binomial_coverage",
+    "coverage_battery",
     "coverage_study",
     "plot_binomial_coverage",
     "preset",

@@ -6,22 +6,25 @@ true value? Three intervals are scored side by side: the design-based one
 (``kind="confidence"``), the credible interval of the default model of the labels
 (:class:`bayeval.models.ScoreCalibration`) and that of its robust variant (``floor=True``).
 
-=============  ==============================================================================
-``separated``  100,000 items, 0.2% positives, scores Beta(6, 2) / Beta(1, 12): well separated
-               and not probabilities (the README's pool)
-``hidden``     100,000 items, 1% positives, overconfident scores (Beta(12, 0.5) / Beta(0.5,
-               12)), 30% of the positives scored like negatives
-``calibrated`` 100,000 items, scores Beta(0.2, 4), each label Bernoulli(score)
-``febrl``      the bundled FEBRL pool (499,500 record pairs, 500 matches)
-``extreme``    1,000,000 items, 10 positives, scores Beta(6, 2) / Beta(1, 12)
-=============  ==============================================================================
+- ``separated``: 100,000 items, 0.2% positives, scores Beta(6, 2) / Beta(1, 12): well
+  separated and not probabilities (the README's pool).
+- ``hidden``: 100,000 items, 1% positives, overconfident scores (Beta(12, 0.5) / Beta(0.5,
+  12)), 30% of the positives scored like negatives.
+- ``calibrated``: 100,000 items, scores Beta(0.2, 4), each label Bernoulli(score).
+- ``febrl``: the bundled FEBRL pool (499,500 record pairs, 500 matches).
+- ``shuttle``: UCI Statlog (Shuttle), 24,549 records, 1,756 anomalies, scored by a logistic
+  regression trained on the other half (AUC 0.985).
+- ``lending_club``: modeldata's Lending Club loans, 4,929, 259 bad, scored likewise (AUC 0.73);
+  the top 5% of scores are predicted bad (a 0.5 threshold flags only 9 loans).
+- ``extreme``: 1,000,000 items, 10 positives, scores Beta(6, 2) / Beta(1, 12).
 
-Predictions are ``score >= 0.5``. The pools are fixed (seed 0); runs differ in the sampler's
-seed, so coverage is that of the design over this finite population.
+Predictions are ``score >= 0.5`` unless said otherwise. The pools are fixed (seed 0); runs
+differ in the sampler's seed, so coverage is that of the design over this finite population.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -30,7 +33,7 @@ from bayeval._validation import check_choice, check_int, check_prob
 
 __all__ = ["BATTERY_POOLS", "battery_pool", "coverage_battery", "honesty_run"]
 
-BATTERY_POOLS = ("separated", "hidden", "calibrated", "febrl", "extreme")
+BATTERY_POOLS = ("separated", "hidden", "calibrated", "febrl", "shuttle", "lending_club", "extreme")
 MEASURES = ("precision", "recall", "f1")
 INTERVALS = ("design", "default", "robust")
 
@@ -43,7 +46,8 @@ def battery_pool(name: str, *, size: int | None = None) -> tuple[Any, np.ndarray
     name : str
         One of :data:`BATTERY_POOLS`.
     size : int, optional
-        Items of a synthetic pool (default: the battery's size); ignored for ``febrl``.
+        Items of a synthetic pool (default: the battery's size); ignored for the real pools
+        (``febrl``, ``shuttle``, ``lending_club``).
 
     Returns
     -------
@@ -56,16 +60,30 @@ def battery_pool(name: str, *, size: int | None = None) -> tuple[Any, np.ndarray
     >>> pool.size, int(truth.sum())
     (10000, 100)
     """
+    name = check_choice(name, BATTERY_POOLS, "name")
+    size = None if size is None else check_int(size, "size", minimum=100)
+    return _cached_pool(name, size)
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_pool(name: str, size: int | None) -> tuple[Any, np.ndarray]:
+    """Build a battery pool once per process (they are fixed; runs only read them)."""
     from bayeval.pool import Pool
 
-    name = check_choice(name, BATTERY_POOLS, "name")
     if name == "febrl":
         from bayeval.datasets import load_febrl_pairs
 
         frame = load_febrl_pairs()
         return Pool(frame["score"].to_numpy(np.float64)), frame["label"].to_numpy(bool)
+    if name in ("shuttle", "lending_club"):
+        from bayeval import datasets
+
+        scores, labels = getattr(datasets, f"load_{name}_pool")()
+        if name == "lending_club":  # a weak scorer: flag the top 5% (about the bad-loan rate)
+            return Pool(scores, threshold=float(np.quantile(scores, 0.95))), labels
+        return Pool(scores), labels
     default = 1_000_000 if name == "extreme" else 100_000
-    M = default if size is None else check_int(size, "size", minimum=100)
+    M = default if size is None else size
     rng = np.random.default_rng(0)
     if name == "calibrated":
         scores = rng.beta(0.2, 4, M)
@@ -175,7 +193,8 @@ def coverage_battery(
         One row per pool, sampler, budget, measure and interval: ``coverage`` with its
         Monte Carlo standard error ``coverage_se`` and 95% Wilson interval
         (``coverage_lower``, ``coverage_upper``), ``median_width``, ``inside`` (the share of
-        runs whose estimate lies in its interval) and ``runs``.
+        runs whose estimate lies in its interval), the mean squared error of the estimate
+        (``mse``, ``mse_se``; the design estimate or the posterior median) and ``runs``.
     """
     import pandas as pd
 
@@ -205,11 +224,14 @@ def summarise_battery(runs):
     from scipy import stats
 
     keys = ["pool", "sampler", "budget", "measure", "interval"]
+    runs = runs.assign(squared_error=(runs["estimate"] - runs["truth"]) ** 2)
     grouped = runs.groupby(keys, sort=False)
     out = grouped.agg(
         coverage=("covered", "mean"),
         median_width=("width", "median"),
         inside=("inside", "mean"),
+        mse=("squared_error", "mean"),
+        mse_se=("squared_error", lambda e: e.std() / np.sqrt(e.size)),
         runs=("covered", "size"),
     ).reset_index()
     n, p = out["runs"].to_numpy(float), out["coverage"].to_numpy(float)

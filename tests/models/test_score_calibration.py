@@ -245,5 +245,8 @@ def test_concentrated_weights_warn_and_name_the_remedy(monkeypatch):
         return kernel.ParameterDraws(theta, ess=3.0, n_proposals=200)
 
     monkeypatch.setattr(kernel, "draw_parameters", degenerate)
-    with pytest.warns(CalibrationWarning, match="effective sample size 3 from 200 proposals, for 100 draws.*engine='pymc'"):
+    with pytest.warns(
+        CalibrationWarning,
+        match="effective sample size 3 from 200 proposals, for 100 draws.*engine='pymc'",
+    ):
         bound.fit([0, 1, 2], [0, 0, 1], rng=0)

@@ -1,0 +1,190 @@
+"""Benchmark: the honesty battery, coverage of every interval on pools that break assumptions.
+
+For each pool of ``bayeval.simulate.battery.BATTERY_POOLS`` (or ``--pools``), each sampler
+(``--samplers``) and ``--repeats`` seeds, one run of the sampler for F1 is scored after each
+budget (``--budgets``): the 95% design-based interval and the credible intervals of the default
+``ScoreCalibration`` and of its robust variant (``floor=True``), for precision, recall and F1
+from the same labels (``bayeval.simulate.battery.honesty_run``). Per cell it reports coverage
+with its Monte Carlo standard error and 95% Wilson interval, the median width and the share of
+runs whose estimate lies inside its own interval.
+
+``timing()`` records the cost of a credible interval and of a 2,000-label AIS run against
+baselines measured in the same run (see its docstring).
+
+A cell *passes* the issue's target when the Wilson interval of its coverage overlaps
+[0.93, 0.99] (at budget 50: reaches 0.90).
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/honesty.py                        # the full battery (hours)
+    .venv/bin/python benchmarks/honesty.py --repeats 40 --samplers passive,static_is,ais
+    .venv/bin/python benchmarks/honesty.py --quick                # smoke test, writes nothing
+    .venv/bin/python benchmarks/honesty.py --timing-only          # costs, printed
+    .venv/bin/python benchmarks/honesty.py --show benchmarks/results/honesty.json
+
+Results go to ``benchmarks/results/honesty.json`` (``--output``) and are printed as Markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import REPO, git_status, machine_info, markdown_table, sample_load  # noqa: E402
+
+from bayeval.simulate.battery import BATTERY_POOLS, coverage_battery  # noqa: E402
+
+OUTPUT = REPO / "benchmarks" / "results" / "honesty.json"
+
+
+def passes(row) -> bool:
+    """Whether a cell's 95% Wilson interval of coverage meets the issue's window."""
+    if row["budget"] <= 50:
+        return row["coverage_upper"] >= 0.90
+    return row["coverage_upper"] >= 0.93 and row["coverage_lower"] <= 0.99
+
+
+def tables(cells: pd.DataFrame) -> str:
+    """One Markdown table per pool: rows sampler x budget x measure, columns the intervals."""
+    out = []
+    for pool, by_pool in cells.groupby("pool", sort=False):
+        header = ["sampler", "labels", "measure"]
+        for kind in ("design", "default", "robust"):
+            header += [f"{kind} cover", f"{kind} width"]
+        header.append("inside")
+        rows = []
+        keys = ["sampler", "budget", "measure"]
+        for (sampler, budget, measure), g in by_pool.groupby(keys, sort=False):
+            row = [sampler, str(budget), measure]
+            inside = []
+            for kind in ("design", "default", "robust"):
+                cell = g[g["interval"] == kind].iloc[0]
+                mark = "" if passes(cell) else " ✗"
+                row += [
+                    f"{cell['coverage']:.2f}±{cell['coverage_se']:.2f}{mark}",
+                    f"{cell['median_width']:.3f}",
+                ]
+                inside.append(cell["inside"])
+            row.append(f"{min(inside):.2f}")
+            rows.append(row)
+        runs = int(by_pool["runs"].max())
+        out.append(f"### Pool `{pool}` ({runs} runs per cell)\n\n{markdown_table(header, rows)}")
+    return "\n\n".join(out)
+
+
+def timing(repeats: int = 7) -> dict:
+    """Median wall times on the ``separated`` pool (10^5 items), with same-run baselines.
+
+    (a) A credible interval after 2,000 StaticIS labels (a fresh ``estimate()`` each time,
+    the model already bound), against the design interval of the same estimate. (b) A full
+    2,000-label AIS run with the default calibration-driven proposal, against AIS with the
+    Dirichlet tree's response (``calibration=None``) and StaticIS, interleaved.
+    """
+    import bayeval as be
+    from bayeval.simulate.battery import battery_pool
+
+    pool, truth = battery_pool("separated")
+    f1 = be.measures.FScore()
+
+    def label(sampler, budget=2000):
+        while sampler.labels_used < budget:
+            ids = sampler.ask(50)
+            sampler.tell(ids, truth[ids])
+        return sampler
+
+    sampler = label(be.sampling.StaticIS(pool, f1, rng=0))
+    sampler.estimate().interval(kind="credible")  # binds the model once
+    credible, design = [], []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        sampler.estimate().interval(kind="credible")
+        credible.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        sampler.estimate().interval()
+        design.append(time.perf_counter() - t)
+    makers = {
+        "ais": lambda r: be.sampling.AIS(pool, f1, rng=r),
+        "ais_tree": lambda r: be.sampling.AIS(pool, f1, rng=r, calibration=None),
+        "static_is": lambda r: be.sampling.StaticIS(pool, f1, rng=r),
+    }
+    runs = {name: [] for name in makers}
+    for r in range(repeats):
+        for name, make in makers.items():
+            t = time.perf_counter()
+            label(make(r))
+            runs[name].append(time.perf_counter() - t)
+    return {
+        "credible_interval_ms": 1e3 * float(np.median(credible)),
+        "design_interval_ms": 1e3 * float(np.median(design)),
+        "run_2000_s": {name: float(np.median(v)) for name, v in runs.items()},
+    }
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pools", default=",".join(BATTERY_POOLS))
+    parser.add_argument("--samplers", default="passive,stratified,static_is,oasis,ais")
+    parser.add_argument("--budgets", default="50,250,1000,2000")
+    parser.add_argument("--repeats", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=2, help="dask workers (0: none)")
+    parser.add_argument("--size", type=int, default=None, help="items of the synthetic pools")
+    parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument("--quick", action="store_true", help="tiny run, writes nothing")
+    parser.add_argument("--show", type=Path, help="print the tables of a results file")
+    parser.add_argument("--timing-only", action="store_true", help="only the timing section")
+    args = parser.parse_args(argv)
+    if args.show:
+        saved = json.loads(args.show.read_text())
+        print(tables(pd.DataFrame(saved["cells"])))
+        return
+    if args.timing_only:
+        print(json.dumps({"machine": machine_info(), "timing": timing()}, indent=1))
+        return
+    pools = tuple(args.pools.split(","))
+    samplers = tuple(args.samplers.split(","))
+    budgets = tuple(int(b) for b in args.budgets.split(","))
+    repeats, size = args.repeats, args.size
+    if args.quick:
+        pools, samplers, budgets, repeats, size = ("separated",), ("static_is",), (250,), 2, 5000
+    client = None
+    if args.workers and not args.quick:
+        from distributed import Client
+
+        client = Client(n_workers=args.workers, threads_per_worker=1, dashboard_address=":0")
+    loads, stop = [], threading.Event()
+    threading.Thread(target=sample_load, args=(loads, stop), daemon=True).start()
+    started = time.perf_counter()
+    cells = coverage_battery(pools, samplers, budgets, repeats, client=client, size=size)
+    seconds = time.perf_counter() - started
+    stop.set()
+    if client is not None:
+        client.close()
+    print(tables(cells))
+    cells["passes"] = [passes(row) for _, row in cells.iterrows()]
+    if args.quick:
+        return
+    record = {
+        "machine": machine_info(),
+        "uncommitted": git_status(),
+        "command": "benchmarks/honesty.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "seconds": seconds,
+        "loadavg_during": float(np.mean(loads)) if loads else None,
+        "timing": timing(),
+        "cells": json.loads(cells.to_json(orient="records")),
+    }
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(record, indent=1))
+    print(f"\n{len(cells)} cells in {seconds / 60:.1f} min; written to {args.output}")
+
+
+if __name__ == "__main__":
+    main()
