@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "check_binary",
     "check_choice",
     "check_count_array",
     "check_int",
@@ -116,3 +117,17 @@ def check_nonnegative(value: Any, name: str) -> float:
     if not math.isfinite(number) or number < 0:
         raise ValueError(f"`{name}` must be a number >= 0; got {value!r}.")
     return number
+
+
+def check_binary(values: Any, name: str) -> np.ndarray:
+    """Return ``values`` as a 1-d int8 array of 0/1 labels (booleans allowed), or raise."""
+    arr = np.atleast_1d(np.asarray(values))
+    if arr.dtype == bool:
+        return arr.astype(np.int8)
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"`{name}` must be 0/1 labels (or booleans); got dtype {arr.dtype}.")
+    bad = (arr != 0) & (arr != 1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"`{name}` must contain only 0 and 1; entry {i} is {arr[i].item()!r}.")
+    return arr.astype(np.int8)

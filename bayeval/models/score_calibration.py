@@ -17,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 
 from bayeval._core import calibration as kernel
-from bayeval._validation import check_choice, check_int, check_rng
+from bayeval._validation import check_binary, check_choice, check_int, check_rng
 
 __all__ = ["BoundCalibration", "CalibrationPosterior", "CalibrationWarning", "ScoreCalibration"]
 
@@ -335,11 +335,9 @@ class BoundCalibration:
             Without labels (the curve is learned from them), for labels outside ``{0, 1}``
             or of another length than ``positions``, or repeated positions with ``finite``.
         """
-        from bayeval.sampling.base import _binary_labels
-
         rng = check_rng(rng)
         positions = np.atleast_1d(np.asarray(positions, dtype=np.int64))
-        labels = _binary_labels(labels)
+        labels = check_binary(labels, "labels")
         if positions.size == 0:
             raise ValueError(
                 "ScoreCalibration needs labels to learn the curve from; got no labelled items."

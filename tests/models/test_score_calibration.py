@@ -250,3 +250,10 @@ def test_concentrated_weights_warn_and_name_the_remedy(monkeypatch):
         match="effective sample size 3 from 200 proposals, for 100 draws.*engine='pymc'",
     ):
         bound.fit([0, 1, 2], [0, 0, 1], rng=0)
+
+
+def test_labels_outside_zero_one_are_refused():
+    pool, _ = _pool(size=1000)
+    bound = ScoreCalibration().bind(pool, F1)
+    with pytest.raises(ValueError, match="`labels` must contain only 0 and 1; entry 1 is 2"):
+        bound.fit([0, 1], [0, 2])
