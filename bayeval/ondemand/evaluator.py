@@ -11,9 +11,15 @@ import pandas as pd
 from scipy import stats
 
 from bayeval._core import joint_is
-from bayeval._validation import check_choice, check_int, check_nonnegative, check_prob, check_rng
+from bayeval._validation import (
+    check_binary,
+    check_choice,
+    check_int,
+    check_nonnegative,
+    check_prob,
+    check_rng,
+)
 from bayeval.ondemand._registry import FALSE, UNKNOWN, Registry, System, draw, system_stream
-from bayeval.sampling.base import _binary_labels
 
 __all__ = ["OnDemandEvaluator"]
 
@@ -262,7 +268,7 @@ class OnDemandEvaluator:
             that differ. Nothing is recorded when an error is raised.
         """
         ids = _id_list(ids, "ids")
-        values = _binary_labels(labels) if len(ids) else np.empty(0, dtype=np.int8)
+        values = check_binary(labels, "labels") if len(ids) else np.empty(0, dtype=np.int8)
         if values.size != len(ids):
             raise ValueError(
                 f"`labels` must have one label per id; got {values.size} labels for {len(ids)} ids."

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from bayeval._validation import check_choice, check_int, check_rng
+from bayeval._validation import check_binary, check_choice, check_int, check_rng
 from bayeval.sampling._target import Target
 from bayeval.sampling.estimate import Estimate
 
@@ -236,7 +236,7 @@ class Sampler(ABC):
     def _told(self, ids: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
         """Pool positions of told ``ids`` and their 0/1 ``labels``, checked to pair up."""
         positions = np.atleast_1d(self.pool.positions(ids)).astype(np.int64)
-        values = _binary_labels(labels)
+        values = check_binary(labels, "labels")
         if values.shape != positions.shape:
             raise ValueError(
                 f"`labels` must have one label per id: {positions.size} ids, {values.size} labels."
@@ -485,18 +485,3 @@ def _psd(matrix: np.ndarray) -> np.ndarray:
     np.fill_diagonal(clipped, np.maximum(np.diag(clipped), 0.0))  # round-off: -1e-34
     out[np.ix_(ok, ok)] = clipped
     return out
-
-
-def _binary_labels(labels: Any) -> np.ndarray:
-    arr = np.atleast_1d(np.asarray(labels))
-    if arr.dtype == bool:
-        return arr.astype(np.int8)
-    if arr.dtype.kind not in "iuf":
-        raise ValueError(f"`labels` must be 0/1 (or booleans); got {labels!r}.")
-    bad = (arr != 0) & (arr != 1)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"`labels` must contain only 0 and 1 (binary classes); entry {i} is {arr[i]!r}."
-        )
-    return arr.astype(np.int8)
