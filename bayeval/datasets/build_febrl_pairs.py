@@ -142,7 +142,7 @@ def _check_links(df, links, keys):
             raise AssertionError("true link between different entities")
 
 
-def _savez_compressed_reproducible(path, **arrays):
+def savez_compressed_reproducible(path, **arrays):
     """Write ``arrays`` exactly like ``np.savez_compressed`` but with fixed zip timestamps.
 
     ``np.savez_compressed`` stamps each zip member with the current time, so two runs give files
@@ -229,7 +229,7 @@ def main():
     if not np.array_equal(record_ids, np.sort(record_ids)):
         raise AssertionError("record ids not sorted")
 
-    _savez_compressed_reproducible(
+    savez_compressed_reproducible(
         OUT_FILE,
         record_ids=record_ids,
         score=score,

@@ -72,26 +72,6 @@ LENDING_CLUB_FILE = HERE / "lending_club_pool.npz"
 LENDING_CLUB_CATEGORICAL = ("term", "sub_grade", "addr_state", "verification_status", "emp_length")
 
 
-def _savez_compressed_reproducible(path, **arrays):
-    """Write ``arrays`` exactly like ``np.savez_compressed`` but with fixed zip timestamps.
-
-    ``np.savez_compressed`` stamps each zip member with the current time, so two runs give files
-    with different checksums. This writes the same format (one deflated ``<name>.npy`` member per
-    array, zip64 forced, no pickles), dated 1980-01-01, so the sha256 is reproducible.
-    """
-    import zipfile
-
-    import numpy as np
-
-    with zipfile.ZipFile(path, mode="w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for name, value in arrays.items():
-            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o600 << 16
-            with zf.open(info, mode="w", force_zip64=True) as fid:
-                np.lib.format.write_array(fid, np.asanyarray(value), allow_pickle=False)
-
-
 def _rank_auc(score, label):
     """ROC AUC by the Mann-Whitney rank formula (ties count one half)."""
     import numpy as np
@@ -158,7 +138,11 @@ def _build_pool(name, x, y, model, out_file):
         raise AssertionError("rank AUC disagrees with sklearn")
     train_auc = roc_auc_score(y_train, model.predict_proba(x_train)[:, 1])
 
-    _savez_compressed_reproducible(out_file, score=score, label=label)
+    # the FEBRL build script's writer (fixed zip timestamps: reproducible checksums); a sibling
+    # script, importable because a script's folder is on sys.path
+    from build_febrl_pairs import savez_compressed_reproducible
+
+    savez_compressed_reproducible(out_file, score=score, label=label)
     log.info(f"{name}: {len(y)} rows, {int(y.sum())} positives; model {model}")
     log.info(
         f"  train half: {len(y_train)} rows, {int(y_train.sum())} positives, AUC {train_auc:.4f}"
