@@ -3,7 +3,7 @@
 For each pool of ``bayeval.simulate.battery.BATTERY_POOLS`` (or ``--pools``), each sampler
 (``--samplers``) and ``--repeats`` seeds, one run of the sampler for F1 is scored after each
 budget (``--budgets``): the 95% design-based interval and the credible intervals of the default
-``ScoreCalibration`` and of its robust variant (``floor=True``), for precision, recall and F1
+``ScoreCalibration`` and of its robust variant (``ScoreCalibration.robust()``), for precision, recall and F1
 from the same labels (``bayeval.simulate.battery.honesty_run``). Per cell it reports coverage
 with its Monte Carlo standard error and 95% Wilson interval, the median width and the share of
 runs whose estimate lies inside its own interval.

@@ -3,21 +3,21 @@
 The model (model card: ``models/score_calibration/spec.md``): an item with covariate ``t`` (its
 logit-score) in prediction group ``g`` is positive with probability
 
-    P(t) = phi + (1 - phi) * sigmoid(a + delta_g + b t),
+    P(t) = phi + (1 - phi - psi) * sigmoid(a + delta_g + b t),
 
 ``a ~ N(0, intercept_scale)``, ``delta_g ~ N(0, group_scale)`` (only with several groups),
-``b ~ HalfNormal(slope_scale)`` and, for the robust variant, a floor ``phi`` whose logarithm is
-uniform between ``log(1 / M)`` (one hidden positive in a pool of ``M``) and ``log(1 / 2)``;
-without the floor ``phi = 0``.
+``b ~ HalfNormal(slope_scale)`` and, for the robust variant, a floor ``phi`` (positives that no
+score predicts) and a ceiling gap ``psi`` (negatives that no score predicts), each with a
+logarithm uniform on a range :class:`CalibrationPrior` holds; without them ``phi = psi = 0``.
 
 Items are aggregated into *rows*: fine bins of ``t`` crossed with the group and the loss
 pattern of the measure. A row holds its mean ``t``, its labelled positives ``k`` and negatives
 ``m`` and its unlabelled items ``u``. All kernels are vectorised over rows and over parameter
 draws; nothing loops over items.
 
-Parameters are handled unconstrained, as ``theta = [a, delta_1 .. delta_G, log b, v]`` with
-``v = logit((log phi - lo) / (hi - lo))`` for the floor (absent without it). Densities include
-the Jacobians of these transforms.
+Parameters are handled unconstrained, as ``theta = [a, delta_1 .. delta_G, log b, v, w]`` with
+``v = logit((log phi - lo) / (hi - lo))`` for the floor and ``w`` likewise for ``psi`` (each
+absent without it). Densities include the Jacobians of these transforms.
 """
 
 from __future__ import annotations
@@ -47,12 +47,18 @@ class CalibrationPrior:
     group_scale: float
     n_groups: int
     floor: tuple[float, float] | None  # (log lower, log upper) of phi, or None
+    ceiling: tuple[float, float] | None = None  # (log lower, log upper) of psi, or None
 
     @property
     def dim(self) -> int:
         """Length of the unconstrained parameter vector."""
         groups = self.n_groups if self.n_groups > 1 else 0
-        return 2 + groups + (self.floor is not None)
+        return 2 + groups + (self.floor is not None) + (self.ceiling is not None)
+
+    @property
+    def bounded(self) -> tuple[tuple[float, float], ...]:
+        """The log ranges of the floor and of the ceiling gap that the model has, in order."""
+        return tuple(r for r in (self.floor, self.ceiling) if r is not None)
 
 
 @dataclass(frozen=True)
@@ -65,31 +71,45 @@ class Rows:
     m: np.ndarray
 
 
+def _slope_index(prior: CalibrationPrior) -> int:
+    return 1 + (prior.n_groups if prior.n_groups > 1 else 0)
+
+
+def _bounded_share(x: np.ndarray, log_range: tuple[float, float] | None) -> np.ndarray:
+    """``exp(lo + (hi - lo) expit(x))``, the floor or ceiling gap of an unconstrained ``x``."""
+    if log_range is None:
+        return np.zeros(np.shape(x))
+    lo, hi = log_range
+    return np.exp(lo + (hi - lo) * special.expit(x))
+
+
 def unpack(theta: np.ndarray, prior: CalibrationPrior):
-    """Split draws ``(..., dim)`` into intercept per group ``(..., G)``, slope, floor ``phi``."""
+    """Split draws ``(..., dim)`` into intercept per group ``(..., G)``, slope, ``phi``, ``psi``.
+
+    ``phi`` (the floor) and ``psi`` (the ceiling gap) are zeros where the model has none.
+    """
     a = theta[..., :1]
     G = prior.n_groups
     delta = theta[..., 1 : 1 + G] if G > 1 else np.zeros(theta.shape[:-1] + (1,))
-    at = 1 + (G if G > 1 else 0)
+    at = _slope_index(prior)
     slope = np.exp(theta[..., at])
-    if prior.floor is None:
-        phi = np.zeros(theta.shape[:-1])
-    else:
-        lo, hi = prior.floor
-        phi = np.exp(lo + (hi - lo) * special.expit(theta[..., at + 1]))
-    return a + delta, slope, phi
+    zeros = theta[..., at]  # a placeholder of the right shape where a share is absent
+    phi = _bounded_share(theta[..., at + 1] if prior.floor else zeros, prior.floor)
+    at_psi = at + 1 + (prior.floor is not None)
+    psi = _bounded_share(theta[..., at_psi] if prior.ceiling else zeros, prior.ceiling)
+    return a + delta, slope, phi, psi
 
 
 def _linear_predictor(theta, prior, t, group):
-    intercept, slope, phi = unpack(theta, prior)
+    intercept, slope, phi, psi = unpack(theta, prior)
     eta = np.take(intercept, group, axis=-1) + slope[..., None] * t
-    return eta, phi
+    return eta, phi[..., None], psi[..., None]
 
 
 def positive_probability(theta, prior, t, group) -> np.ndarray:
     """``P(t)`` of rows ``(t, group)`` for draws ``theta (..., dim)``: ``(..., rows)``."""
-    eta, phi = _linear_predictor(theta, prior, t, group)
-    return phi[..., None] + (1 - phi[..., None]) * special.expit(eta)
+    eta, phi, psi = _linear_predictor(theta, prior, t, group)
+    return phi + (1 - phi - psi) * special.expit(eta)
 
 
 def log_prior(theta: np.ndarray, prior: CalibrationPrior) -> np.ndarray:
@@ -102,21 +122,24 @@ def log_prior(theta: np.ndarray, prior: CalibrationPrior) -> np.ndarray:
         at += G
     u = theta[..., at]  # log slope: HalfNormal density times the Jacobian e^u
     out = out + stats.halfnorm.logpdf(np.exp(u), scale=prior.slope_scale) + u
-    if prior.floor is not None:
-        v = theta[..., at + 1]  # uniform on log phi: the Jacobian of the logit transform only
+    for j in range(len(prior.bounded)):
+        v = theta[..., at + 1 + j]  # uniform on log phi (psi): the logit transform's Jacobian
         out = out - np.logaddexp(0, v) - np.logaddexp(0, -v)
     return out
 
 
 def log_likelihood(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np.ndarray:
     """Binomial log likelihood of each row's labels (constant terms dropped): ``(..., rows)``."""
-    eta, phi = _linear_predictor(theta, prior, rows.t, rows.group)
-    log_neg = -np.logaddexp(0, eta)  # log sigmoid(-eta)
-    if prior.floor is None:
-        return rows.k * (eta + log_neg) + rows.m * log_neg
-    phi = phi[..., None]
-    log_pos = np.logaddexp(np.log(phi), np.log1p(-phi) + eta + log_neg)
-    return rows.k * log_pos + rows.m * (np.log1p(-phi) + log_neg)
+    eta, phi, psi = _linear_predictor(theta, prior, rows.t, rows.group)
+    log_sig, log_sig_neg = -np.logaddexp(0, -eta), -np.logaddexp(0, eta)
+    if not prior.bounded:
+        return rows.k * log_sig + rows.m * log_sig_neg
+    # P = phi + c sigmoid(eta) and 1 - P = psi + c sigmoid(-eta), with c = 1 - phi - psi
+    log_c = np.log1p(-phi - psi)
+    with np.errstate(divide="ignore"):  # log 0 = -inf where the model has no floor (ceiling)
+        log_pos = np.logaddexp(np.log(phi), log_c + log_sig)
+        log_neg = np.logaddexp(np.log(psi), log_c + log_sig_neg)
+    return rows.k * log_pos + rows.m * log_neg
 
 
 def log_posterior(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np.ndarray:
@@ -127,13 +150,20 @@ def log_posterior(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np.
 def _gradient(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np.ndarray:
     """Gradient of :func:`log_posterior` at one point ``theta (dim,)``."""
     G = prior.n_groups
-    intercept, slope, phi = unpack(theta, prior)
+    intercept, slope, phi, psi = unpack(theta, prior)
     eta = intercept[rows.group] + slope * rows.t
-    s = special.expit(eta)
-    P = phi + (1 - phi) * s
-    # d loglik / d eta, row by row: k (1 - phi) s (1 - s) / P - m s
-    with np.errstate(invalid="ignore", divide="ignore"):  # k = 0 where P underflows to 0
-        d_eta = np.where(rows.k > 0, rows.k * (1 - phi) * s * (1 - s) / P, 0.0) - rows.m * s
+    s, s_neg = special.expit(eta), special.expit(-eta)
+    c = 1 - phi - psi
+    P, Q = phi + c * s, psi + c * s_neg  # P(positive), P(negative)
+    # d loglik / d P = k / P - m / Q, and d P / d eta = c s s_neg. Each ratio is taken where
+    # its count is positive, with the limits c s / P -> 1 (phi = 0) and c s_neg / Q -> 1
+    # (psi = 0) where P or Q underflows.
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pos_ratio = np.where((rows.k > 0) & (P > 0), rows.k / P, 0.0)
+        neg_ratio = np.where((rows.m > 0) & (Q > 0), rows.m / Q, 0.0)
+        pos_eta = np.where(P > 0, pos_ratio * c * s, rows.k) * s_neg
+        neg_eta = np.where(Q > 0, neg_ratio * c * s_neg, rows.m) * s
+    d_eta = pos_eta - neg_eta
     grad = np.zeros(prior.dim)
     grad[0] = d_eta.sum() - theta[0] / prior.intercept_scale**2
     at = 1
@@ -142,14 +172,19 @@ def _gradient(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np.ndar
         grad[1 : 1 + G] -= theta[1 : 1 + G] / prior.group_scale**2
         at += G
     grad[at] = (d_eta * rows.t).sum() * slope - slope**2 / prior.slope_scale**2 + 1
-    if prior.floor is not None:
-        lo, hi = prior.floor
-        v = theta[at + 1]
-        e = special.expit(v)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            d_phi = np.where(rows.k > 0, rows.k * (1 - s) / P, 0.0).sum() - rows.m.sum() / (1 - phi)
-        # phi = exp(lo + (hi - lo) e): d phi / d v = phi (hi - lo) e (1 - e)
-        grad[at + 1] = d_phi * phi * (hi - lo) * e * (1 - e) + (1 - 2 * e)
+    # d P / d phi = s_neg and d P / d psi = -s (Q = 1 - P moves the other way)
+    shares = [(prior.floor, phi, (s_neg * (pos_ratio - neg_ratio)).sum())]
+    shares.append((prior.ceiling, psi, -(s * (pos_ratio - neg_ratio)).sum()))
+    j = at + 1
+    for log_range, share, d_share in shares:
+        if log_range is None:
+            continue
+        lo, hi = log_range
+        e = special.expit(theta[j])
+        # share = exp(lo + (hi - lo) e): d share / d v = share (hi - lo) e (1 - e); the last
+        # term is the derivative of the log Jacobian
+        grad[j] = d_share * share * (hi - lo) * e * (1 - e) + (1 - 2 * e)
+        j += 1
     return grad
 
 
@@ -170,9 +205,8 @@ def fit_mode(prior: CalibrationPrior, rows: Rows, start: np.ndarray | None = Non
     """
     from scipy import optimize  # heavy; only where a fit happens
 
+    # start at slope 1 (log slope 0: a calibrated curve) and mid-range floor and ceiling
     x0 = np.zeros(prior.dim) if start is None else np.asarray(start, dtype=float)
-    if start is None:
-        x0[1 + (prior.n_groups if prior.n_groups > 1 else 0)] = 0.0  # slope 1: calibrated
     res = optimize.minimize(
         lambda x: -log_posterior(x, prior, rows),
         x0,

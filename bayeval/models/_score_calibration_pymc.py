@@ -33,8 +33,9 @@ def score_calibration_model(prior: Any, rows: Any) -> pm.Model:
     -------
     pymc.Model
         Coordinates ``row`` (and ``group`` with several groups); data ``t``, ``trials``; free
-        variables ``intercept`` (``a``), ``delta`` (several groups), ``slope`` and ``log_floor``
-        (with a floor); deterministic ``floor``; observed ``y`` (positives per row).
+        variables ``intercept`` (``a``), ``delta`` (several groups), ``slope``, ``log_floor``
+        (with a floor) and ``log_ceiling_gap`` (with a ceiling); deterministic ``floor`` and
+        ``ceiling_gap``; observed ``y`` (positives per row).
 
     Examples
     --------
@@ -61,11 +62,15 @@ def score_calibration_model(prior: Any, rows: Any) -> pm.Model:
             a = a + delta[rows.group]
         b = pm.HalfNormal("slope", prior.slope_scale)
         p = pm.math.sigmoid(a + b * t)
+        phi = psi = 0.0
         if prior.floor is not None:
-            lo, hi = prior.floor
-            log_floor = pm.Uniform("log_floor", lo, hi)
+            log_floor = pm.Uniform("log_floor", *prior.floor)
             phi = pm.Deterministic("floor", pm.math.exp(log_floor))
-            p = phi + (1 - phi) * p
+        if prior.ceiling is not None:
+            log_gap = pm.Uniform("log_ceiling_gap", *prior.ceiling)
+            psi = pm.Deterministic("ceiling_gap", pm.math.exp(log_gap))
+        if prior.bounded:
+            p = phi + (1 - phi - psi) * p
         pm.Binomial("y", n=trials, p=p, observed=rows.k.astype(np.int64), dims="row")
     return model
 
@@ -101,10 +106,11 @@ def sample_score_calibration(prior: Any, rows: Any, spec: Any, *, rng: np.random
     if prior.n_groups > 1:
         cols.extend(post["delta"].values.reshape(-1, prior.n_groups).T)
     cols.append(np.log(post["slope"].values.reshape(-1)))
-    if prior.floor is not None:
-        lo, hi = prior.floor
-        u = (post["log_floor"].values.reshape(-1) - lo) / (hi - lo)
-        cols.append(np.log(u) - np.log1p(-u))
+    for name, log_range in (("log_floor", prior.floor), ("log_ceiling_gap", prior.ceiling)):
+        if log_range is not None:
+            lo, hi = log_range
+            u = (post[name].values.reshape(-1) - lo) / (hi - lo)
+            cols.append(np.log(u) - np.log1p(-u))
     return np.stack(cols, axis=1), dt["sample_stats"].to_dataset()
 
 

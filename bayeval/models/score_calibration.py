@@ -23,7 +23,10 @@ __all__ = ["BoundCalibration", "CalibrationPosterior", "CalibrationWarning", "Sc
 
 _CHUNK = 1 << 22
 _CLIP = 1e-6  # scores in [0, 1] are clipped to [1e-6, 1 - 1e-6] before the logit
-_FLOOR_MAX = 0.5  # the floor's prior: log phi uniform on [log(1 / M), log(1 / 2)]
+# The priors of the floor and of the ceiling gap: log-uniform from SHARE_MIN_EXPECTED items of
+# the pool (so a pool with no such item is inside the prior) to half the pool
+SHARE_MIN_EXPECTED = 0.01
+SHARE_MAX = 0.5
 
 
 class CalibrationWarning(UserWarning):
@@ -35,13 +38,15 @@ class ScoreCalibration:
     """A learned calibration curve of the labels given each item's score.
 
     An item whose logit-score is ``t`` is positive with probability
-    ``phi + (1 - phi) sigmoid(a + delta_g + b t)``: a logistic curve in the logit-score whose
+    ``phi + (1 - phi - psi) sigmoid(a + delta_g + b t)``: a logistic curve in the logit-score whose
     intercept ``a`` and slope ``b`` are learned from the labels, so the scores shape the
     answer without being trusted as probabilities (a calibrated classifier has ``a = 0,
     b = 1``; an overconfident one ``b < 1``; scores that are not probabilities any ``b``).
     With several systems in a pool, each pattern of their predictions ``g`` gets its own
     intercept ``a + delta_g`` and ``t`` is the mean of their logit-scores. The floor ``phi``
-    (``floor=True``) is the share of positives that no score predicts.
+    (``floor=True``) is the share of positives that no score predicts, the ceiling gap ``psi``
+    (``ceiling=True``, the default) the share of negatives that no score predicts.
+    :meth:`robust` has both.
 
     Labelled items are known; the unlabelled items are drawn from the posterior predictive, so
     the posterior is that of the measure of *this* pool (finite-population inference).
@@ -57,11 +62,18 @@ class ScoreCalibration:
     group_scale : float, default 2.0
         ``delta_g ~ Normal(0, group_scale)``, several systems only.
     floor : bool, default False
-        The robust variant: ``log phi ~ Uniform(log(1 / M), log(1 / 2))`` for a pool of ``M``
-        items, every order of magnitude of hidden positives, from one item to half the pool,
-        equally plausible before the labels. Without it (``phi = 0``) the model assumes that
-        positives become as rare among low scores as the fitted curve says: it cannot see
-        positives hidden among scores where no label falls.
+        ``log phi ~ Uniform(log(0.01 / M), log(1 / 2))`` for a pool of ``M`` items: every
+        order of magnitude of hidden positives, from a hundredth of an item (none, most
+        likely) to half the pool, equally plausible before the labels. Without it
+        (``phi = 0``) the model assumes that positives become as rare among low scores as the
+        fitted curve says: it cannot see positives hidden among scores where no label falls.
+    ceiling : bool, default True
+        ``log psi ~ Uniform(log(0.01 / M), log(1 / 2))`` likewise: negatives among the
+        highest scores, which a curve rising to 1 rules out (false positives that no score
+        predicts). On by default because it is cheap: the high scores are few and densely
+        labelled, so the labels bound ``psi`` quickly (on the battery's pools it widened no
+        interval measurably except where it was needed); ``ceiling=False`` is the plain
+        logistic.
     bins : int, default 1024
         Equal-width bins of the logit-score between the pool's lowest and highest; items are
         aggregated by bin, prediction pattern and loss pattern (see the model card for why
@@ -99,6 +111,7 @@ class ScoreCalibration:
     slope_scale: float = 5.0
     group_scale: float = 2.0
     floor: bool = False
+    ceiling: bool = True
     bins: int = 1024
     draws: int = 1000
     chains: int = 4
@@ -110,8 +123,9 @@ class ScoreCalibration:
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"`{name}` must be a positive number; got {value!r}.")
-        if not isinstance(self.floor, bool):
-            raise ValueError(f"`floor` must be True or False; got {self.floor!r}.")
+        for name in ("floor", "ceiling"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"`{name}` must be True or False; got {getattr(self, name)!r}.")
         check_int(self.bins, "bins", minimum=2)
         check_int(self.chains, "chains", minimum=1)
         check_int(self.draws, "draws", minimum=self.chains)
@@ -121,6 +135,17 @@ class ScoreCalibration:
             )
         check_choice(self.engine, ("fast", "pymc"), "engine")
         check_choice(self.nuts_sampler, ("pymc", "nutpie"), "nuts_sampler")
+
+    @classmethod
+    def robust(cls, **options: Any) -> ScoreCalibration:
+        """The robust variant: a floor beside the ceiling gap (``floor=True, ceiling=True``).
+
+        Examples
+        --------
+        >>> ScoreCalibration.robust(draws=400).floor
+        True
+        """
+        return cls(floor=True, ceiling=True, **options)
 
     def bind(self, pool: Any, target: Any) -> BoundCalibration:
         """Aggregate ``pool`` into the model's rows for a measure.
@@ -184,11 +209,14 @@ class BoundCalibration:
         self.t = t_sum[used] / self.sizes
         self.group = (used // self.n_patterns) % self.n_groups
         self.pattern = used % self.n_patterns
-        floor = None
-        if spec.floor:
-            floor = (math.log(1.0 / pool.size), math.log(_FLOOR_MAX))
+        share = (math.log(SHARE_MIN_EXPECTED / pool.size), math.log(SHARE_MAX))
         self.prior = kernel.CalibrationPrior(
-            spec.intercept_scale, spec.slope_scale, spec.group_scale, self.n_groups, floor
+            spec.intercept_scale,
+            spec.slope_scale,
+            spec.group_scale,
+            self.n_groups,
+            share if spec.floor else None,
+            share if spec.ceiling else None,
         )
 
     # -- rows -------------------------------------------------------------------------------
@@ -394,7 +422,7 @@ class BoundCalibration:
         if G > 1:
             cols.extend(rng.normal(0, prior.group_scale, (G, n)))
         cols.append(np.log(np.abs(rng.normal(0, prior.slope_scale, n))))
-        if prior.floor is not None:
+        for _ in prior.bounded:  # uniform position in the log range: its logit
             u = rng.random(n)
             cols.append(np.log(u) - np.log1p(-u))
         return np.stack(cols, axis=1)
@@ -449,7 +477,8 @@ class CalibrationPosterior:
         """Return the ArviZ ``xarray.DataTree`` of the posterior.
 
         Groups ``posterior`` (``intercept`` (dims ``group`` with several systems), ``slope``,
-        ``floor`` (with ``floor=True``) and ``measure`` (dims ``output``)), ``prior`` (the same
+        ``floor`` (with ``floor=True``), ``ceiling_gap`` (with ``ceiling=True``) and
+        ``measure`` (dims ``output``)), ``prior`` (the same
         variables under the prior, labelled items still known), ``posterior_predictive``
         (``y``: replicated positives of each labelled row), ``log_likelihood`` and
         ``observed_data`` (``y`` over dim ``row``), ``constant_data`` (each row's ``t`` and
@@ -465,7 +494,7 @@ class CalibrationPosterior:
         D = theta.shape[0] // C
 
         def variables(draws, measure):
-            intercept, slope, phi = kernel.unpack(draws, prior)
+            intercept, slope, phi, psi = kernel.unpack(draws, prior)
             data = {}
             if prior.n_groups > 1:
                 data["intercept"] = (("chain", "draw", "group"), intercept.reshape(C, D, -1))
@@ -474,6 +503,8 @@ class CalibrationPosterior:
             data["slope"] = (("chain", "draw"), slope.reshape(C, D))
             if prior.floor is not None:
                 data["floor"] = (("chain", "draw"), phi.reshape(C, D))
+            if prior.ceiling is not None:
+                data["ceiling_gap"] = (("chain", "draw"), psi.reshape(C, D))
             data["measure"] = (("chain", "draw", "output"), measure.reshape(C, D, -1))
             return data
 

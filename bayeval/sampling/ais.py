@@ -17,7 +17,7 @@ from bayeval.sampling.static import _NO_PATTERNS, _check_epsilon, score_weights
 __all__ = ["AIS"]
 
 # the default model of the proposal: frozen, so one instance can be every default
-_ROBUST = ScoreCalibration(floor=True)
+_ROBUST = ScoreCalibration.robust()
 
 
 class AIS(ImportanceSampler):
@@ -57,7 +57,7 @@ class AIS(ImportanceSampler):
     defensive : float, default 0.0
         Mix ``delta`` of the uniform distribution into the proposal (§3.3.1), so the samples
         can be reused for other measures. ``anchor + defensive`` must be below 1.
-    calibration : bayeval.models.ScoreCalibration or None, default ScoreCalibration(floor=True)
+    calibration : bayeval.models.ScoreCalibration or None, default ScoreCalibration.robust()
         The model of the labels whose posterior drives the proposal: after each stage,
         ``pi_t(1 | cell)`` is its posterior predictive probability of a positive at the cell's
         mean logit-score, averaged over ``10 * sweeps`` posterior draws. The robust variant's

@@ -169,8 +169,9 @@ class Sampler(ABC):
             item whose loss under ``measure`` is not zero (see :meth:`covers`).
         model : bayeval.models.ScoreCalibration, optional
             The model of the labels behind :attr:`Estimate.posterior` and the credible
-            interval; default ``ScoreCalibration()`` (``ScoreCalibration(floor=True)`` is the
-            robust variant for pools that may hide positives among low scores). :class:`AIS`
+            interval; default ``ScoreCalibration()`` (``ScoreCalibration.robust()`` is the
+            variant for pools that may hide positives among low scores or negatives among
+            high ones). :class:`AIS`
             also takes ``"dirichlet_tree"``, the posterior of its own oracle model.
 
         Raises

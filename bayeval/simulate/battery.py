@@ -4,7 +4,8 @@ Each pool of :data:`BATTERY_POOLS` is fully labelled, so every run of a sampler 
 scored: after each budget, does the 95% interval of precision, recall and F1 hold the pool's
 true value? Three intervals are scored side by side: the design-based one
 (``kind="confidence"``), the credible interval of the default model of the labels
-(:class:`bayeval.models.ScoreCalibration`) and that of its robust variant (``floor=True``).
+(:class:`bayeval.models.ScoreCalibration`) and that of its robust variant
+(:meth:`ScoreCalibration.robust`: a floor and a ceiling gap).
 
 - ``separated``: 100,000 items, 0.2% positives, scores Beta(6, 2) / Beta(1, 12): well
   separated and not probabilities (the README's pool).
@@ -133,7 +134,7 @@ def honesty_run(
     true_value = {
         name: float(m.value(truth, predictions=pool.predictions)[0]) for name, m in by_name.items()
     }
-    models = {"default": ScoreCalibration(), "robust": ScoreCalibration(floor=True)}
+    models = {"default": ScoreCalibration(), "robust": ScoreCalibration.robust()}
     instance = sampler_class(sampler)(pool, by_name["f1"], rng=rng, **sampler_options)
     rows = []
     for budget in sorted(budgets):

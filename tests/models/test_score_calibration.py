@@ -30,10 +30,15 @@ def _rows(seed=0, groups=1, n=40):
     return kernel.Rows(t, group, k.astype(float), (trials - k).astype(float))
 
 
+_SHARE = (np.log(1e-5), np.log(0.5))
+
+
 @pytest.mark.parametrize("groups", [1, 3])
-@pytest.mark.parametrize("floor", [None, (np.log(1e-5), np.log(0.5))])
-def test_gradient_matches_central_differences(groups, floor):
-    prior = kernel.CalibrationPrior(5.0, 5.0, 2.0, groups, floor)
+@pytest.mark.parametrize(
+    "floor, ceiling", [(None, None), (_SHARE, None), (None, _SHARE), (_SHARE, _SHARE)]
+)
+def test_gradient_matches_central_differences(groups, floor, ceiling):
+    prior = kernel.CalibrationPrior(5.0, 5.0, 2.0, groups, floor, ceiling)
     rows = _rows(groups=groups)
     theta = np.random.default_rng(1).normal(0, 0.5, prior.dim)
     grad = kernel._gradient(theta, prior, rows)
@@ -52,15 +57,17 @@ def test_gradient_matches_central_differences(groups, floor):
 
 def test_log_posterior_is_the_models_density_checked_against_scipy():
     # reference: the densities of the model card written with scipy on the constrained scale,
-    # plus the log-Jacobians of b = exp(u) and log phi = lo + (hi - lo) expit(v)
+    # plus the log-Jacobians of b = exp(u), log phi = lo + (hi - lo) expit(v) and likewise psi
     lo, hi = np.log(1e-4), np.log(0.5)
-    prior = kernel.CalibrationPrior(5.0, 4.0, 2.0, 1, (lo, hi))
+    lo_c, hi_c = np.log(1e-6), np.log(0.5)
+    prior = kernel.CalibrationPrior(5.0, 4.0, 2.0, 1, (lo, hi), (lo_c, hi_c))
     rows = _rows(seed=3)
-    a, u, v = 0.3, 0.2, -0.4
+    a, u, v, w = 0.3, 0.2, -0.4, 0.7
     b = np.exp(u)
-    e = special.expit(v)
+    e, f = special.expit(v), special.expit(w)
     phi = np.exp(lo + (hi - lo) * e)
-    p = phi + (1 - phi) * special.expit(a + b * rows.t)
+    psi = np.exp(lo_c + (hi_c - lo_c) * f)
+    p = phi + (1 - phi - psi) * special.expit(a + b * rows.t)
     trials = rows.k + rows.m
     expected = (
         stats.norm.logpdf(a, scale=5.0)
@@ -68,9 +75,11 @@ def test_log_posterior_is_the_models_density_checked_against_scipy():
         + u
         + stats.uniform.logpdf(np.log(phi), lo, hi - lo)
         + np.log((hi - lo) * e * (1 - e))
+        + stats.uniform.logpdf(np.log(psi), lo_c, hi_c - lo_c)
+        + np.log((hi_c - lo_c) * f * (1 - f))
         + (stats.binom.logpmf(rows.k, trials, p) - np.log(special.comb(trials, rows.k))).sum()
     )
-    got = kernel.log_posterior(np.array([a, u, v]), prior, rows)
+    got = kernel.log_posterior(np.array([a, u, v, w]), prior, rows)
     assert got == pytest.approx(expected, rel=1e-10)
 
 
@@ -91,7 +100,7 @@ def test_fast_engine_matches_quadrature_on_a_grid():
         integrate.trapezoid(integrate.trapezoid(dens * A**2, u, axis=1), a) / Z - mean_a**2
     )
     draws = kernel.draw_parameters(prior, rows, 4000, np.random.default_rng(0))
-    intercept, slope, _ = kernel.unpack(draws.theta, prior)
+    intercept, slope, _, _ = kernel.unpack(draws.theta, prior)
     assert draws.ess > 1000
     assert intercept.mean() == pytest.approx(mean_a, abs=0.1 * sd_a)
     assert slope.mean() == pytest.approx(mean_b, rel=0.05)
@@ -187,6 +196,7 @@ def test_a_stochastic_target_uses_every_draw_as_an_observation():
         ({"slope_scale": 0}, "`slope_scale` must be a positive number; got 0"),
         ({"intercept_scale": float("nan")}, "`intercept_scale` must be a positive number"),
         ({"floor": 1}, "`floor` must be True or False; got 1"),
+        ({"ceiling": "yes"}, "`ceiling` must be True or False; got 'yes'"),
         ({"bins": 1}, "`bins`"),
         ({"draws": 1001}, "`draws` must be a multiple of `chains` \\(4\\); got 1001"),
         ({"engine": "exact"}, "`engine` must be one of 'fast', 'pymc'; got 'exact'"),
@@ -213,8 +223,8 @@ def test_bad_data_is_refused_with_a_clear_message():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("floor", [False, True])
-def test_engines_agree(floor):
+@pytest.mark.parametrize("robust", [False, True])
+def test_engines_agree(robust):
     # NUTS (4 x 1000 draws) against the fast engine (4000 draws): medians and 10/90% quantiles
     # of every variable within 4 Monte Carlo standard errors of a quantile, about
     # sd * sqrt(q (1 - q) / ESS) / density; 0.15 posterior sd bounds it for ESS >= 1000
@@ -222,13 +232,13 @@ def test_engines_agree(floor):
     labelled = np.random.default_rng(2).choice(pool.size, 300, replace=False)
     draws = {}
     for engine in ("fast", "pymc"):
-        spec = ScoreCalibration(floor=floor, engine=engine, draws=4000)
+        spec = ScoreCalibration(floor=robust, ceiling=robust, engine=engine, draws=4000)
         draws[engine] = spec.bind(pool, F1).posterior(labelled, truth[labelled], rng=1)
-    names = ["intercept", "slope", "measure"] + (["floor"] if floor else [])
+    names = ["intercept", "slope", "measure"] + (["floor", "ceiling_gap"] if robust else [])
     for name in names:
         fast = draws["fast"]["posterior"][name].values.ravel()
         nuts = draws["pymc"]["posterior"][name].values.ravel()
-        if name == "floor":  # spans orders of magnitude: compare on the log scale
+        if name in ("floor", "ceiling_gap"):  # orders of magnitude: compare on the log scale
             fast, nuts = np.log(fast), np.log(nuts)
         sd = nuts.std()
         np.testing.assert_allclose(
