@@ -3,10 +3,10 @@
 For each pool of ``bayeval.simulate.battery.BATTERY_POOLS`` (or ``--pools``), each sampler
 (``--samplers``) and ``--repeats`` seeds, one run of the sampler for F1 is scored after each
 budget (``--budgets``): the 95% design-based interval and the credible intervals of the default
-``ScoreCalibration`` and of its robust variant (``ScoreCalibration.robust()``), for precision, recall and F1
-from the same labels (``bayeval.simulate.battery.honesty_run``). Per cell it reports coverage
-with its Monte Carlo standard error and 95% Wilson interval, the median width and the share of
-runs whose estimate lies inside its own interval.
+``ScoreCalibration`` and of its robust variant (``ScoreCalibration.robust()``), for precision,
+recall and F1 from the same labels (``bayeval.simulate.battery.honesty_run``). Per cell it
+reports coverage with its Monte Carlo standard error and 95% Wilson interval, the median width
+and the share of runs whose estimate lies inside its own interval.
 
 ``timing()`` records the cost of a credible interval and of a 2,000-label AIS run against
 baselines measured in the same run (see its docstring).

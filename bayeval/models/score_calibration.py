@@ -138,7 +138,7 @@ class ScoreCalibration:
 
     @classmethod
     def robust(cls, **options: Any) -> ScoreCalibration:
-        """The robust variant: a floor beside the ceiling gap (``floor=True, ceiling=True``).
+        """Return the robust variant: a floor beside the ceiling gap (``floor=True, ceiling=True``).
 
         Examples
         --------

@@ -90,9 +90,9 @@ def test_the_robust_model_is_wider_where_no_label_looks():
     sampler = _run("static_is", labels=300)
     recall = MEASURES["recall"]
     default = sampler.estimate(measure=recall).interval(0.95, kind="credible")
-    robust = sampler.estimate(
-        measure=recall, model=be.models.ScoreCalibration.robust()
-    ).interval(0.95, kind="credible")
+    robust = sampler.estimate(measure=recall, model=be.models.ScoreCalibration.robust()).interval(
+        0.95, kind="credible"
+    )
     width = [float(ci["upper"][0] - ci["lower"][0]) for ci in (default, robust)]
     assert width[1] > width[0]
 
