@@ -106,10 +106,18 @@ def _linear_predictor(theta, prior, t, group):
     return eta, phi[..., None], psi[..., None]
 
 
+def _curve_share(phi, psi):
+    """``1 - phi - psi``, the share the curve spans, never negative.
+
+    Each share is at most one half, but their sum may round above 1 at the top of both ranges.
+    """
+    return np.maximum(1 - phi - psi, 0.0)
+
+
 def positive_probability(theta, prior, t, group) -> np.ndarray:
     """``P(t)`` of rows ``(t, group)`` for draws ``theta (..., dim)``: ``(..., rows)``."""
     eta, phi, psi = _linear_predictor(theta, prior, t, group)
-    return phi + (1 - phi - psi) * special.expit(eta)
+    return phi + _curve_share(phi, psi) * special.expit(eta)
 
 
 def log_prior(theta: np.ndarray, prior: CalibrationPrior) -> np.ndarray:
@@ -135,8 +143,8 @@ def log_likelihood(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np
     if not prior.bounded:
         return rows.k * log_sig + rows.m * log_sig_neg
     # P = phi + c sigmoid(eta) and 1 - P = psi + c sigmoid(-eta), with c = 1 - phi - psi
-    log_c = np.log1p(-phi - psi)
-    with np.errstate(divide="ignore"):  # log 0 = -inf where the model has no floor (ceiling)
+    with np.errstate(divide="ignore"):  # log 0 = -inf: no floor (ceiling), or c = 0
+        log_c = np.log(_curve_share(phi, psi))
         log_pos = np.logaddexp(np.log(phi), log_c + log_sig)
         log_neg = np.logaddexp(np.log(psi), log_c + log_sig_neg)
     return rows.k * log_pos + rows.m * log_neg
@@ -153,7 +161,7 @@ def _gradient(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np.ndar
     intercept, slope, phi, psi = unpack(theta, prior)
     eta = intercept[rows.group] + slope * rows.t
     s, s_neg = special.expit(eta), special.expit(-eta)
-    c = 1 - phi - psi
+    c = _curve_share(phi, psi)
     P, Q = phi + c * s, psi + c * s_neg  # P(positive), P(negative)
     # d loglik / d P = k / P - m / Q, and d P / d eta = c s s_neg. Each ratio is taken where
     # its count is positive, with the limits c s / P -> 1 (phi = 0) and c s_neg / Q -> 1

@@ -80,7 +80,7 @@ class StaticIS(CellIS):
     (array([0.932]), array([0.834]), array([0.974]))
     >>> ci = sampler.estimate().interval(0.95, kind="credible")   # posterior median and interval
     >>> ci["estimate"].values.round(3), ci["lower"].values.round(3), ci["upper"].values.round(3)
-    (array([0.945]), array([0.885]), array([0.968]))
+    (array([0.945]), array([0.882]), array([0.966]))
     >>> f1.value(truth, predictions=scores >= 0.5).round(3)      # the truth
     array([0.935])
     """

@@ -67,7 +67,7 @@ class Stratified(Sampler):
     (array([0.913]), array([0.88]), array([0.937]))
     >>> ci = sampler.estimate().interval(0.95, kind="credible")
     >>> ci["estimate"].values.round(3), ci["lower"].values.round(3), ci["upper"].values.round(3)
-    (array([0.913]), array([0.889]), array([0.931]))
+    (array([0.912]), array([0.888]), array([0.931]))
     >>> be.measures.Accuracy().value(truth, predictions=scores >= 0.5).round(3)     # the truth
     array([0.914])
     """

@@ -58,8 +58,10 @@ def fits():
         out["exact", name] = _bound("exact").posterior(
             LABELLED, unlabelled, chains=4, draws=5000, tune=500, rng=11
         )
+        # 1,000 tuning steps: with 500, seed 12 diverged on some floating-point paths (another
+        # machine's compiled code) while seeds 13-18 did not; with 1,000, seeds 12-19 all mix
         out["pymc", name] = _bound("pymc").posterior(
-            LABELLED, unlabelled, chains=4, draws=1000, tune=500, rng=12
+            LABELLED, unlabelled, chains=4, draws=1000, tune=1000, rng=12
         )
     return out
 
