@@ -102,7 +102,9 @@ def unpack(theta: np.ndarray, prior: CalibrationPrior):
 
 def _linear_predictor(theta, prior, t, group):
     intercept, slope, phi, psi = unpack(theta, prior)
-    eta = np.take(intercept, group, axis=-1) + slope[..., None] * t
+    if prior.n_groups > 1:
+        intercept = np.take(intercept, group, axis=-1)
+    eta = intercept + slope[..., None] * t  # one group: (..., 1) broadcasts over the rows
     return eta, phi[..., None], psi[..., None]
 
 
@@ -136,17 +138,22 @@ def log_prior(theta: np.ndarray, prior: CalibrationPrior) -> np.ndarray:
     return out
 
 
+_TINY = 1e-300
+
+
 def log_likelihood(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np.ndarray:
     """Binomial log likelihood of each row's labels (constant terms dropped): ``(..., rows)``."""
     eta, phi, psi = _linear_predictor(theta, prior, rows.t, rows.group)
-    log_sig, log_sig_neg = -np.logaddexp(0, -eta), -np.logaddexp(0, eta)
     if not prior.bounded:
-        return rows.k * log_sig + rows.m * log_sig_neg
-    # P = phi + c sigmoid(eta) and 1 - P = psi + c sigmoid(-eta), with c = 1 - phi - psi
-    with np.errstate(divide="ignore"):  # log 0 = -inf: no floor (ceiling), or c = 0
-        log_c = np.log(_curve_share(phi, psi))
-        log_pos = np.logaddexp(np.log(phi), log_c + log_sig)
-        log_neg = np.logaddexp(np.log(psi), log_c + log_sig_neg)
+        log_sig_neg = -np.logaddexp(0, eta)  # log sigmoid(-eta)
+        return rows.k * (eta + log_sig_neg) + rows.m * log_sig_neg
+    # P = phi + c sigmoid(eta) and 1 - P = psi + c sigmoid(-eta), with c = 1 - phi - psi. A
+    # probability below 1e-300 (|eta| > 690 with no floor, or no ceiling) counts as 1e-300, so
+    # that a row with no such label adds 0 and a row with one adds a penalty of about -690
+    # per label: such parameters weigh nothing in the posterior either way.
+    c = _curve_share(phi, psi)
+    log_pos = np.log(np.maximum(phi + c * special.expit(eta), _TINY))
+    log_neg = np.log(np.maximum(psi + c * special.expit(-eta), _TINY))
     return rows.k * log_pos + rows.m * log_neg
 
 
