@@ -3,6 +3,7 @@
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -27,18 +28,24 @@ def _numbers(text: str) -> list[float]:
     return [float(x) for x in re.findall(r"-?\d+\.\d+", text)]
 
 
-def test_active_evaluation_example_runs(capsys):
+def test_active_evaluation_example_runs():
     code = BLOCKS[1]
-    exec(compile(code, str(README), "exec"), {})
-    printed = _numbers(capsys.readouterr().out)
-    # every number the comments claim is printed, to the last of its three decimals: a
-    # floating-point difference on another machine may move an interval's end across a
-    # rounding boundary (so +- 0.001), never more, as the runs are seeded
+    outputs = []  # one entry per print() call, in order
+
+    def record(*args, **kwargs):
+        outputs.append(" ".join(str(a) for a in args))
+
+    exec(compile(code, str(README), "exec"), {"print": record})
+    # each print's comment (on the line that closes it, the one with round(3)) claims the
+    # numbers that print shows, in order, to the last of their three decimals: a
+    # floating-point difference on another machine may move a value across a rounding
+    # boundary (so +- 0.001), never more, as the runs are seeded
     comments = [line.split("#", 1)[1] for line in code.splitlines() if "round(3)" in line]
-    claims = _numbers("\n".join(comments))
-    assert len(claims) >= 12
-    for claim in claims:
-        assert any(abs(claim - p) <= 0.001 + 1e-9 for p in printed), (claim, printed)
+    assert len(comments) == len(outputs) == 5
+    for comment, output in zip(comments, outputs, strict=True):
+        claimed, printed = _numbers(comment), _numbers(output)
+        assert len(claimed) == len(printed) and claimed, (comment, output)
+        np.testing.assert_allclose(printed, claimed, rtol=0, atol=0.001 + 1e-9)
 
 
 def test_ondemand_example_runs(capsys):

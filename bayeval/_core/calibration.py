@@ -6,9 +6,9 @@ logit-score) in prediction group ``g`` is positive with probability
     P(t) = phi + (1 - phi - psi) * sigmoid(a + delta_g + b t),
 
 ``a ~ N(0, intercept_scale)``, ``delta_g ~ N(0, group_scale)`` (only with several groups),
-``b ~ HalfNormal(slope_scale)`` and, for the robust variant, a floor ``phi`` (positives that no
-score predicts) and a ceiling gap ``psi`` (negatives that no score predicts), each with a
-logarithm uniform on a range :class:`CalibrationPrior` holds; without them ``phi = psi = 0``.
+``b ~ HalfNormal(slope_scale)``, and optionally a floor ``phi`` (positives that no score
+predicts) and a ceiling gap ``psi`` (negatives that no score predicts), each with a logarithm
+uniform on a range :class:`CalibrationPrior` holds; a share the model does not have is 0.
 
 Items are aggregated into *rows*: fine bins of ``t`` crossed with the group and the loss
 pattern of the measure. A row holds its mean ``t``, its labelled positives ``k`` and negatives
@@ -47,7 +47,7 @@ class CalibrationPrior:
     group_scale: float
     n_groups: int
     floor: tuple[float, float] | None  # (log lower, log upper) of phi, or None
-    ceiling: tuple[float, float] | None = None  # (log lower, log upper) of psi, or None
+    ceiling: tuple[float, float] | None  # (log lower, log upper) of psi, or None
 
     @property
     def dim(self) -> int:
@@ -92,12 +92,14 @@ def unpack(theta: np.ndarray, prior: CalibrationPrior):
     G = prior.n_groups
     delta = theta[..., 1 : 1 + G] if G > 1 else np.zeros(theta.shape[:-1] + (1,))
     at = _slope_index(prior)
-    slope = np.exp(theta[..., at])
-    zeros = theta[..., at]  # a placeholder of the right shape where a share is absent
-    phi = _bounded_share(theta[..., at + 1] if prior.floor else zeros, prior.floor)
-    at_psi = at + 1 + (prior.floor is not None)
-    psi = _bounded_share(theta[..., at_psi] if prior.ceiling else zeros, prior.ceiling)
-    return a + delta, slope, phi, psi
+    log_slope = theta[..., at]
+    # a share the model does not have reads the log slope only for its shape, and is 0
+    at_phi, at_psi = at + 1, at + 1 + (prior.floor is not None)
+    phi = _bounded_share(theta[..., at_phi] if prior.floor is not None else log_slope, prior.floor)
+    psi = _bounded_share(
+        theta[..., at_psi] if prior.ceiling is not None else log_slope, prior.ceiling
+    )
+    return a + delta, np.exp(log_slope), phi, psi
 
 
 def _linear_predictor(theta, prior, t, group):
@@ -126,10 +128,9 @@ def log_prior(theta: np.ndarray, prior: CalibrationPrior) -> np.ndarray:
     """Log prior density of unconstrained draws ``(..., dim)``, Jacobians included."""
     G = prior.n_groups
     out = stats.norm.logpdf(theta[..., 0], scale=prior.intercept_scale)
-    at = 1
     if G > 1:
         out = out + stats.norm.logpdf(theta[..., 1 : 1 + G], scale=prior.group_scale).sum(-1)
-        at += G
+    at = _slope_index(prior)
     u = theta[..., at]  # log slope: HalfNormal density times the Jacobian e^u
     out = out + stats.halfnorm.logpdf(np.exp(u), scale=prior.slope_scale) + u
     for j in range(len(prior.bounded)):
@@ -138,22 +139,24 @@ def log_prior(theta: np.ndarray, prior: CalibrationPrior) -> np.ndarray:
     return out
 
 
-_TINY = 1e-300
-
-
 def log_likelihood(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np.ndarray:
     """Binomial log likelihood of each row's labels (constant terms dropped): ``(..., rows)``."""
     eta, phi, psi = _linear_predictor(theta, prior, rows.t, rows.group)
+    log_sig_neg = -np.logaddexp(0, eta)  # log sigmoid(-eta), exact in both tails
     if not prior.bounded:
-        log_sig_neg = -np.logaddexp(0, eta)  # log sigmoid(-eta)
         return rows.k * (eta + log_sig_neg) + rows.m * log_sig_neg
-    # P = phi + c sigmoid(eta) and 1 - P = psi + c sigmoid(-eta), with c = 1 - phi - psi. A
-    # probability below 1e-300 (|eta| > 690 with no floor, or no ceiling) counts as 1e-300, so
-    # that a row with no such label adds 0 and a row with one adds a penalty of about -690
-    # per label: such parameters weigh nothing in the posterior either way.
+    # P = phi + c sigmoid(eta) and Q = 1 - P = psi + c sigmoid(-eta), c = 1 - phi - psi. A
+    # side with its share is at least that share (> 0), so its log is safe; a side without it
+    # is c times a sigmoid, whose log is taken exactly (c >= 1/2 then).
     c = _curve_share(phi, psi)
-    log_pos = np.log(np.maximum(phi + c * special.expit(eta), _TINY))
-    log_neg = np.log(np.maximum(psi + c * special.expit(-eta), _TINY))
+    if prior.floor is not None:
+        log_pos = np.log(phi + c * special.expit(eta))
+    else:
+        log_pos = np.log(c) + eta + log_sig_neg
+    if prior.ceiling is not None:
+        log_neg = np.log(psi + c * special.expit(-eta))
+    else:
+        log_neg = np.log(c) + log_sig_neg
     return rows.k * log_pos + rows.m * log_neg
 
 
@@ -169,37 +172,38 @@ def _gradient(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np.ndar
     eta = intercept[rows.group] + slope * rows.t
     s, s_neg = special.expit(eta), special.expit(-eta)
     c = _curve_share(phi, psi)
-    P, Q = phi + c * s, psi + c * s_neg  # P(positive), P(negative)
-    # d loglik / d P = k / P - m / Q, and d P / d eta = c s s_neg. Each ratio is taken where
-    # its count is positive, with the limits c s / P -> 1 (phi = 0) and c s_neg / Q -> 1
-    # (psi = 0) where P or Q underflows.
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pos_ratio = np.where((rows.k > 0) & (P > 0), rows.k / P, 0.0)
-        neg_ratio = np.where((rows.m > 0) & (Q > 0), rows.m / Q, 0.0)
-        pos_eta = np.where(P > 0, pos_ratio * c * s, rows.k) * s_neg
-        neg_eta = np.where(Q > 0, neg_ratio * c * s_neg, rows.m) * s
-    d_eta = pos_eta - neg_eta
+    k, m = rows.k, rows.m
+    # With P = phi + c s and Q = psi + c s_neg: d log P / d eta = (c s / P) s_neg and
+    # d log Q / d eta = -(c s_neg / Q) s. The ratios c s / P and c s_neg / Q lie in [0, 1]; a
+    # side without its share has ratio 1 exactly (P = c s), so nothing is divided by an
+    # underflowing probability. A side with its share is at least that share.
+    P = phi + c * s if prior.floor is not None else None
+    Q = psi + c * s_neg if prior.ceiling is not None else None
+    pos_fraction = c * s / P if P is not None else 1.0
+    neg_fraction = c * s_neg / Q if Q is not None else 1.0
+    d_eta = k * pos_fraction * s_neg - m * neg_fraction * s
     grad = np.zeros(prior.dim)
     grad[0] = d_eta.sum() - theta[0] / prior.intercept_scale**2
-    at = 1
     if G > 1:
         grad[1 : 1 + G] = np.bincount(rows.group, weights=d_eta, minlength=G)
         grad[1 : 1 + G] -= theta[1 : 1 + G] / prior.group_scale**2
-        at += G
+    at = _slope_index(prior)
     grad[at] = (d_eta * rows.t).sum() * slope - slope**2 / prior.slope_scale**2 + 1
-    # d P / d phi = s_neg and d P / d psi = -s (Q = 1 - P moves the other way)
-    shares = [(prior.floor, phi, (s_neg * (pos_ratio - neg_ratio)).sum())]
-    shares.append((prior.ceiling, psi, -(s * (pos_ratio - neg_ratio)).sum()))
-    j = at + 1
-    for log_range, share, d_share in shares:
-        if log_range is None:
-            continue
+    # d P / d phi = s_neg and d P / d psi = -s, Q = 1 - P moving the other way. A side without
+    # its share is log c + log sigmoid, whose derivative in the other share is -1 / c.
+    d_shares = []
+    if prior.floor is not None:
+        d_log_q = -s_neg / Q if Q is not None else -1 / c
+        d_shares.append((prior.floor, phi, (k * s_neg / P + m * d_log_q).sum()))
+    if prior.ceiling is not None:
+        d_log_p = -s / P if P is not None else -1 / c
+        d_shares.append((prior.ceiling, psi, (k * d_log_p + m * s / Q).sum()))
+    for j, (log_range, share, d_share) in enumerate(d_shares, start=at + 1):
         lo, hi = log_range
         e = special.expit(theta[j])
         # share = exp(lo + (hi - lo) e): d share / d v = share (hi - lo) e (1 - e); the last
         # term is the derivative of the log Jacobian
         grad[j] = d_share * share * (hi - lo) * e * (1 - e) + (1 - 2 * e)
-        j += 1
     return grad
 
 

@@ -41,7 +41,7 @@ def score_calibration_model(prior: Any, rows: Any) -> pm.Model:
     --------
     >>> import numpy as np
     >>> from bayeval._core.calibration import CalibrationPrior, Rows
-    >>> prior = CalibrationPrior(5.0, 5.0, 2.0, 1, None)
+    >>> prior = CalibrationPrior(5.0, 5.0, 2.0, 1, None, None)
     >>> rows = Rows(np.array([-2.0, 0.0, 2.0]), np.zeros(3, int), np.array([0.0, 2, 5]),
     ...             np.array([6.0, 3, 1]))
     >>> [v.name for v in score_calibration_model(prior, rows).free_RVs]

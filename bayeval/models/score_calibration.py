@@ -33,7 +33,7 @@ class CalibrationWarning(UserWarning):
     """The posterior draws of a :class:`ScoreCalibration` may be unreliable."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ScoreCalibration:
     """A learned calibration curve of the labels given each item's score.
 
@@ -71,9 +71,9 @@ class ScoreCalibration:
         ``log psi ~ Uniform(log(0.01 / M), log(1 / 2))`` likewise: negatives among the
         highest scores, which a curve rising to 1 rules out (false positives that no score
         predicts). On by default because it is cheap: the high scores are few and densely
-        labelled, so the labels bound ``psi`` quickly (on the battery's pools it widened no
-        interval measurably except where it was needed); ``ceiling=False`` is the plain
-        logistic.
+        labelled, so the labels bound ``psi`` quickly (on the battery's ``separated`` pool it
+        changed no median width by more than 2%, 12 AIS runs at 250 and 1,000 labels; on
+        Shuttle it made precision intervals cover); ``ceiling=False`` is the plain logistic.
     bins : int, default 1024
         Equal-width bins of the logit-score between the pool's lowest and highest; items are
         aggregated by bin, prediction pattern and loss pattern (see the model card for why

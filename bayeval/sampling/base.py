@@ -51,6 +51,7 @@ class Sampler(ABC):
         # posterior draws get their own seed, so calling estimate() changes no later draw
         self._posterior_key = int(self._rng.spawn(1)[0].integers(2**63))
         self._bound_models: dict = {}  # (model, measure) -> BoundCalibration
+        self._targets: dict = {measure: self.target}  # other measures' targets, built once
 
     # -- the protocol --------------------------------------------------------------------------
     @property
@@ -170,9 +171,8 @@ class Sampler(ABC):
         model : bayeval.models.ScoreCalibration, optional
             The model of the labels behind :attr:`Estimate.posterior` and the credible
             interval; default ``ScoreCalibration()`` (``ScoreCalibration.robust()`` is the
-            variant for pools that may hide positives among low scores or negatives among
-            high ones). :class:`AIS`
-            also takes ``"dirichlet_tree"``, the posterior of its own oracle model.
+            variant for pools that may hide positives among low scores). :class:`AIS` also
+            takes ``"dirichlet_tree"``, the posterior of its own oracle model.
 
         Raises
         ------
@@ -184,7 +184,7 @@ class Sampler(ABC):
         check_choice(variance, ("martingale", "paper"), "variance")
         target = self.target
         if measure is not None:
-            target = Target(self.pool, measure)
+            target = self._target_of(measure)
             if not self.covers(measure):
                 raise ValueError(
                     f"`measure` {measure!r} is not covered by the draws of this {self.method} "
@@ -231,7 +231,7 @@ class Sampler(ABC):
         with the uniform distribution); otherwise ``measure``'s loss must vanish, for both
         labels, wherever the sampler's own measure's loss does (its proposal's support).
         """
-        return self._draws_everything() or _support_within(self.target, Target(self.pool, measure))
+        return self._draws_everything() or _support_within(self.target, self._target_of(measure))
 
     # -- helpers -------------------------------------------------------------------------------
     def _told(self, ids: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -342,6 +342,16 @@ class Sampler(ABC):
         if not isinstance(model, ScoreCalibration):
             raise ValueError(f"`model` must be a bayeval.models.ScoreCalibration; got {model!r}.")
         return model
+
+    def _target_of(self, measure: Any) -> Target:
+        """``measure``'s losses over the pool (one pass over the pool, then cached)."""
+        try:
+            cached = self._targets.get(measure)
+        except TypeError:  # not a measure (measures hash): Target says what is wrong
+            return Target(self.pool, measure)
+        if cached is None:
+            cached = self._targets[measure] = Target(self.pool, measure)
+        return cached
 
     def _bound_model(self, model: Any, target: Target):
         """Bind ``model`` to the pool and ``target`` (one pass over the pool, then cached)."""

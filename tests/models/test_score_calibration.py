@@ -55,6 +55,34 @@ def test_gradient_matches_central_differences(groups, floor, ceiling):
     np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize(
+    "floor, ceiling", [(None, None), (_SHARE, None), (None, _SHARE), (_SHARE, _SHARE)]
+)
+@pytest.mark.parametrize("intercept", [-700.0, 700.0])
+def test_gradient_stays_finite_and_exact_far_in_the_tails(floor, ceiling, intercept):
+    # a line search may try |eta| ~ 700, where a sigmoid underflows: the gradient must stay
+    # finite (warnings are errors here) and agree with the log density's central differences
+    prior = kernel.CalibrationPrior(5.0, 5.0, 2.0, 1, floor, ceiling)
+    rows = kernel.Rows(
+        np.array([0.0, 1.0]), np.zeros(2, int), np.array([100.0, 3]), np.array([2.0, 50])
+    )
+    theta = np.zeros(prior.dim)
+    theta[0] = intercept
+    grad = kernel._gradient(theta, prior, rows)
+    h = 1e-5
+    numeric = [
+        (
+            kernel.log_posterior(theta + e, prior, rows)
+            - kernel.log_posterior(theta - e, prior, rows)
+        )
+        / (2 * h)
+        for e in np.eye(prior.dim) * h
+    ]
+    assert np.all(np.isfinite(grad))
+    # the log density is ~1e5 here, so its differences carry ~1e-11 / 1e-5 = 1e-6 of rounding
+    np.testing.assert_allclose(grad, numeric, rtol=1e-4, atol=1e-3)
+
+
 def test_log_posterior_is_the_models_density_checked_against_scipy():
     # reference: the densities of the model card written with scipy on the constrained scale,
     # plus the log-Jacobians of b = exp(u), log phi = lo + (hi - lo) expit(v) and likewise psi
@@ -86,7 +114,7 @@ def test_log_posterior_is_the_models_density_checked_against_scipy():
 def test_fast_engine_matches_quadrature_on_a_grid():
     # reference: the two-parameter posterior integrated on a fine grid (independent of the
     # importance sampler); 4000 draws give posterior means within ~0.03 sd (MC error)
-    prior = kernel.CalibrationPrior(5.0, 5.0, 2.0, 1, None)
+    prior = kernel.CalibrationPrior(5.0, 5.0, 2.0, 1, None, None)
     rows = _rows(seed=2, n=25)
     a = np.linspace(-6, 6, 401)
     u = np.linspace(-4, 3, 401)
@@ -138,6 +166,7 @@ def test_the_posterior_holds_the_truth_and_has_every_arviz_group():
     dt = ScoreCalibration().bind(pool, F1).posterior(labelled, truth[labelled], rng=1)
     for group in ("posterior", "prior", "posterior_predictive", "log_likelihood"):
         assert group in dt.children
+    assert "ceiling_gap" in dt["posterior"] and "floor" not in dt["posterior"]  # the default
     assert set(dt["observed_data"].data_vars) == {"y"}
     f1 = dt["posterior"]["measure"].sel(output="f1").values.ravel()
     lo, hi = np.quantile(f1, [0.025, 0.975])
@@ -148,6 +177,44 @@ def test_the_posterior_holds_the_truth_and_has_every_arviz_group():
         warnings.simplefilter("ignore")  # Pareto-k of a few influential rows
         loo = az.loo(dt)
     assert np.isfinite(loo.elpd)
+
+
+def test_the_prior_of_each_share_is_log_uniform_on_its_range():
+    pool, truth = _pool(size=5000)
+    bound = ScoreCalibration.robust(draws=2000).bind(pool, F1)
+    dt = bound.posterior([0, 1, 2], truth[:3], rng=0)
+    for name, (lo, hi) in (("floor", bound.prior.floor), ("ceiling_gap", bound.prior.ceiling)):
+        log_share = np.log(dt["prior"][name].values.ravel())
+        # the range is 0.01 items of the pool to half the pool
+        assert lo == pytest.approx(np.log(0.01 / pool.size)) and hi == pytest.approx(np.log(0.5))
+        # Kolmogorov-Smirnov against the uniform law (seeded): p ~ U(0, 1) if the law is right
+        assert stats.kstest(log_share, stats.uniform(lo, hi - lo).cdf).pvalue > 0.001
+
+
+def test_the_ceiling_gap_lets_unlabelled_high_scores_hold_negatives():
+    # 1,000 items at the top of the scores (0.99-1), 5 of them negative (precision 0.995); 100
+    # top items are labelled, all positive. A logistic curve rising to 1 is sure that the 900
+    # unlabelled top items hold at most a negative or two and misses; the ceiling gap leaves
+    # room for what 100 labels cannot rule out (interval ends: about 0.998 against 0.990; the
+    # truth is 2-3 items from each, several Monte Carlo errors of a 2.5% quantile)
+    rng = np.random.default_rng(5)
+    size = 20_000
+    scores = 0.45 * rng.beta(1, 12, size)  # every other item is predicted negative
+    top = rng.choice(size, 1000, replace=False)
+    scores[top] = rng.uniform(0.99, 1.0, top.size)
+    truth = np.zeros(size, bool)
+    truth[top[:995]] = True
+    pool = be.Pool(scores)
+    precision = be.measures.Precision()
+    others = np.setdiff1d(np.arange(size), top)
+    labelled = np.concatenate([top[:100], rng.choice(others, 300, replace=False)])
+    true_precision = precision.value(truth, predictions=pool.predictions)[0]
+    lower = {}
+    for ceiling in (False, True):
+        model = ScoreCalibration(ceiling=ceiling).bind(pool, precision)
+        draws = model.fit(labelled, truth[labelled], rng=0).measure_draws()[:, 0]
+        lower[ceiling] = np.quantile(draws, 0.025)
+    assert lower[True] < true_precision < lower[False]
 
 
 def test_fine_bins_change_nothing():
@@ -224,7 +291,7 @@ def test_bad_data_is_refused_with_a_clear_message():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("robust", [False, True])
-def test_engines_agree(robust):
+def test_engines_agree(robust):  # the default (ceiling gap only) and the robust variant
     # NUTS (4 x 1000 draws) against the fast engine (4000 draws): medians and 10/90% quantiles
     # of every variable within 4 Monte Carlo standard errors of a quantile, about
     # sd * sqrt(q (1 - q) / ESS) / density; 0.15 posterior sd bounds it for ESS >= 1000
@@ -232,9 +299,9 @@ def test_engines_agree(robust):
     labelled = np.random.default_rng(2).choice(pool.size, 300, replace=False)
     draws = {}
     for engine in ("fast", "pymc"):
-        spec = ScoreCalibration(floor=robust, ceiling=robust, engine=engine, draws=4000)
+        spec = ScoreCalibration(floor=robust, engine=engine, draws=4000)
         draws[engine] = spec.bind(pool, F1).posterior(labelled, truth[labelled], rng=1)
-    names = ["intercept", "slope", "measure"] + (["floor", "ceiling_gap"] if robust else [])
+    names = ["intercept", "slope", "measure", "ceiling_gap"] + (["floor"] if robust else [])
     for name in names:
         fast = draws["fast"]["posterior"][name].values.ravel()
         nuts = draws["pymc"]["posterior"][name].values.ravel()
