@@ -497,6 +497,22 @@ def _number(value) -> float | None:
     return value if value == value else None  # NaN -> null
 
 
+# An end of the robust credible interval this far from the default's is reported beside it
+ROBUST_DIFFERS = 0.005
+
+
+def _robust_interval(sampler, tracker, name: str):
+    """The credible interval of ``ScoreCalibration.robust()`` for measure ``name``, or None."""
+    from bayeval.models import ScoreCalibration
+
+    measure = tracker.companions.get(name)  # None: the run's own measure
+    try:
+        est = sampler.estimate(measure=measure, model=ScoreCalibration.robust())
+        return est.interval(tracker.prob, "credible")
+    except ValueError:  # no model of the labels for this measure
+        return None
+
+
 def _result(pool, source, sampler, tracker, truth, budget, seed, completed, seconds) -> dict:
     """Everything the command reports, as JSON-ready values."""
     rows, in_estimate = [], 0
@@ -507,6 +523,7 @@ def _result(pool, source, sampler, tracker, truth, budget, seed, completed, seco
             cred = est.interval(tracker.prob, "credible")
         except ValueError:  # no model of the labels for this measure
             cred = None
+        robust = None if cred is None else _robust_interval(sampler, tracker, name)
         for i, output in enumerate(est.outputs):
             row = {
                 "measure": name,
@@ -518,9 +535,10 @@ def _result(pool, source, sampler, tracker, truth, budget, seed, completed, seco
                 "se": _number(est.standard_error[i]),
                 "truth": _number(truth[output]) if output in truth else None,
             }
-            for key in ("estimate", "lower", "upper"):
-                value = None if cred is None else _number(cred[key].values[i])
-                row[f"credible_{key}"] = value
+            for prefix, interval in (("credible_", cred), ("robust_", robust)):
+                for key in ("estimate", "lower", "upper"):
+                    value = None if interval is None else _number(interval[key].values[i])
+                    row[f"{prefix}{key}"] = value
             rows.append(row)
     return {
         "pool": pool,
@@ -540,6 +558,14 @@ def _result(pool, source, sampler, tracker, truth, budget, seed, completed, seco
         "estimates": rows,
         "unavailable": dict(tracker.unavailable),
     }
+
+
+def _robust_differs(row: dict) -> bool:
+    """Whether an end of the robust credible interval moves by more than ROBUST_DIFFERS."""
+    ends = [row[k] for k in ("credible_lower", "credible_upper", "robust_lower", "robust_upper")]
+    if None in ends:
+        return False
+    return max(abs(ends[0] - ends[2]), abs(ends[1] - ends[3])) > ROBUST_DIFFERS
 
 
 def _print(result: dict, source, console) -> None:
@@ -592,6 +618,15 @@ def _print(result: dict, source, console) -> None:
         "credible / design.",
         style="dim",
     )
+    for row in result["estimates"]:
+        if _robust_differs(row):
+            console.print(
+                f"{row['output']}: the robust model (ScoreCalibration.robust(), which allows "
+                f"positives that no score predicts) gives {fmt(row['robust_estimate'])} "
+                f"[{fmt(row['robust_lower'])}, {fmt(row['robust_upper'])}]; the default assumes "
+                "positives thin out among low scores as the fitted curve says. Report both.",
+                style="yellow",
+            )
     others = [r["output"] for r in result["estimates"] if r["basis"] == "same labels"]
     if others:
         console.print(

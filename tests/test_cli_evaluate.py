@@ -58,7 +58,7 @@ def _rows(out):
 def _check_rows(out):
     # design intervals (logit scale) and credible ones stay in [0, 1] and hold their estimate
     for row in out["estimates"]:
-        for p in ("", "credible_"):
+        for p in ("", "credible_", "robust_"):
             lower, estimate, upper = (row[f"{p}{k}"] for k in ("lower", "estimate", "upper"))
             assert 0 <= lower <= estimate <= upper <= 1, row
 
@@ -90,6 +90,11 @@ def test_febrl_json_equals_the_python_api():
         assert rows[name]["estimate"] == est.value[0]
         assert rows[name]["truth"] == measure.value(truth, predictions=pool.predictions)[0]
     assert rows["f1"]["truth"] == pytest.approx(2 * 494 / (500 + 514))  # FEBRL: 494 TP, 20 FP
+    robust = run.sampler.estimate(model=be.models.ScoreCalibration.robust())
+    robust_ci = robust.interval(0.95, "credible")
+    assert (rows["f1"]["robust_lower"], rows["f1"]["robust_upper"]) == (
+        robust_ci["lower"].values[0], robust_ci["upper"].values[0],
+    )  # fmt: skip
     _check_rows(out)
 
 
@@ -102,6 +107,9 @@ def test_febrl_table_and_report(tmp_path):
     assert "150 labels chosen by ais for f1, 95% intervals" in _flat(result.stdout)
     for word in ("precision", "recall", "truth", "covers", "credible", "design"):
         assert word in result.stdout
+    # FEBRL's 416,000 low-score pairs get a few dozen labels: the robust model's recall is far
+    # wider than the default's, so the table says so
+    assert "recall: the robust model (ScoreCalibration.robust()" in _flat(result.stdout)
     for name in ("estimates.png", "pr_curve.png"):
         assert (tmp_path / name).stat().st_size > 20_000
     assert "150/150" in result.stderr  # the progress bar
