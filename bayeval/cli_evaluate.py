@@ -502,7 +502,7 @@ ROBUST_DIFFERS = 0.005
 
 
 def _robust_interval(sampler, tracker, name: str):
-    """The credible interval of ``ScoreCalibration.robust()`` for measure ``name``, or None."""
+    """Return the credible interval of ``ScoreCalibration.robust()`` for ``name``, or None."""
     from bayeval.models import ScoreCalibration
 
     measure = tracker.companions.get(name)  # None: the run's own measure
