@@ -25,7 +25,7 @@ _CHUNK = 1 << 22
 _CLIP = 1e-6  # scores in [0, 1] are clipped to [1e-6, 1 - 1e-6] before the logit
 # The priors of the floor and of the ceiling gap: log-uniform from SHARE_MIN_EXPECTED items of
 # the pool (so a pool with no such item is inside the prior) to half the pool
-SHARE_MIN_EXPECTED = 0.01
+SHARE_MIN_EXPECTED = 0.1
 SHARE_MAX = 0.5
 
 
@@ -62,13 +62,13 @@ class ScoreCalibration:
     group_scale : float, default 2.0
         ``delta_g ~ Normal(0, group_scale)``, several systems only.
     floor : bool, default False
-        ``log phi ~ Uniform(log(0.01 / M), log(1 / 2))`` for a pool of ``M`` items: every
-        order of magnitude of hidden positives, from a hundredth of an item (none, most
-        likely) to half the pool, equally plausible before the labels. Without it
+        ``log phi ~ Uniform(log(0.1 / M), log(1 / 2))`` for a pool of ``M`` items: every
+        order of magnitude of hidden positives, from a tenth of an item (none, with
+        probability 0.9) to half the pool, equally plausible before the labels. Without it
         (``phi = 0``) the model assumes that positives become as rare among low scores as the
         fitted curve says: it cannot see positives hidden among scores where no label falls.
     ceiling : bool, default True
-        ``log psi ~ Uniform(log(0.01 / M), log(1 / 2))`` likewise: negatives among the
+        ``log psi ~ Uniform(log(0.1 / M), log(1 / 2))`` likewise: negatives among the
         highest scores, which a curve rising to 1 rules out (false positives that no score
         predicts). On by default because it is cheap: the high scores are few and densely
         labelled, so the labels bound ``psi`` quickly (on the battery's ``separated`` pool it

@@ -72,8 +72,8 @@ class OASIS(CellIS):
     >>> ci["estimate"].values.round(3), ci["lower"].values.round(3), ci["upper"].values.round(3)
     (array([0.986]), array([0.958]), array([0.996]))
     >>> ci = sampler.estimate().interval(0.95, kind="credible")   # the model of the labels
-    >>> ci["estimate"].values.round(3), ci["lower"].values.round(3), ci["upper"].values.round(3)
-    (array([0.966]), array([0.922]), array([0.981]))
+    >>> [float(ci[k][0]) for k in ("estimate", "lower", "upper")]  # to 0.01 (doctest NUMBER)
+    [0.97, 0.92, 0.98]
     >>> be.measures.FScore().value(truth, predictions=scores >= 0.5).round(3)      # the truth
     array([0.935])
     """

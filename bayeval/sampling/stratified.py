@@ -66,8 +66,8 @@ class Stratified(Sampler):
     >>> ci["estimate"].values.round(3), ci["lower"].values.round(3), ci["upper"].values.round(3)
     (array([0.913]), array([0.88]), array([0.937]))
     >>> ci = sampler.estimate().interval(0.95, kind="credible")
-    >>> ci["estimate"].values.round(3), ci["lower"].values.round(3), ci["upper"].values.round(3)
-    (array([0.912]), array([0.888]), array([0.931]))
+    >>> [float(ci[k][0]) for k in ("estimate", "lower", "upper")]  # to 0.01 (doctest NUMBER)
+    [0.91, 0.89, 0.93]
     >>> be.measures.Accuracy().value(truth, predictions=scores >= 0.5).round(3)     # the truth
     array([0.914])
     """

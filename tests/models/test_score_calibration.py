@@ -185,8 +185,8 @@ def test_the_prior_of_each_share_is_log_uniform_on_its_range():
     dt = bound.posterior([0, 1, 2], truth[:3], rng=0)
     for name, (lo, hi) in (("floor", bound.prior.floor), ("ceiling_gap", bound.prior.ceiling)):
         log_share = np.log(dt["prior"][name].values.ravel())
-        # the range is 0.01 items of the pool to half the pool
-        assert lo == pytest.approx(np.log(0.01 / pool.size)) and hi == pytest.approx(np.log(0.5))
+        # the range is a tenth of an item of the pool to half the pool
+        assert lo == pytest.approx(np.log(0.1 / pool.size)) and hi == pytest.approx(np.log(0.5))
         # Kolmogorov-Smirnov against the uniform law (seeded): p ~ U(0, 1) if the law is right
         assert stats.kstest(log_share, stats.uniform(lo, hi - lo).cdf).pvalue > 0.001
 
