@@ -160,6 +160,8 @@ def main(argv=None) -> None:
         from distributed import Client
 
         client = Client(n_workers=args.workers, threads_per_worker=1, dashboard_address=":0")
+    # at the start: the commit (and uncommitted files) whose code the workers run
+    machine, uncommitted = machine_info(), git_status()
     loads, stop = [], threading.Event()
     threading.Thread(target=sample_load, args=(loads, stop), daemon=True).start()
     started = time.perf_counter()
@@ -173,8 +175,8 @@ def main(argv=None) -> None:
     if args.quick:
         return
     record = {
-        "machine": machine_info(),
-        "uncommitted": git_status(),
+        "machine": machine,
+        "uncommitted": uncommitted,
         "command": "benchmarks/honesty.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "seconds": seconds,
         "loadavg_during": float(np.mean(loads)) if loads else None,
