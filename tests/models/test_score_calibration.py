@@ -33,6 +33,19 @@ def _rows(seed=0, groups=1, n=40):
 _SHARE = (np.log(1e-5), np.log(0.5))
 
 
+def _central_differences(theta, prior, rows, h):
+    """The gradient of the log posterior by central differences of step ``h``."""
+    steps = np.eye(prior.dim) * h
+    return [
+        (
+            kernel.log_posterior(theta + e, prior, rows)
+            - kernel.log_posterior(theta - e, prior, rows)
+        )
+        / (2 * h)
+        for e in steps
+    ]
+
+
 @pytest.mark.parametrize("groups", [1, 3])
 @pytest.mark.parametrize(
     "floor, ceiling", [(None, None), (_SHARE, None), (None, _SHARE), (_SHARE, _SHARE)]
@@ -42,15 +55,7 @@ def test_gradient_matches_central_differences(groups, floor, ceiling):
     rows = _rows(groups=groups)
     theta = np.random.default_rng(1).normal(0, 0.5, prior.dim)
     grad = kernel._gradient(theta, prior, rows)
-    h = 1e-6
-    numeric = [
-        (
-            kernel.log_posterior(theta + e, prior, rows)
-            - kernel.log_posterior(theta - e, prior, rows)
-        )
-        / (2 * h)
-        for e in np.eye(prior.dim) * h
-    ]
+    numeric = _central_differences(theta, prior, rows, h=1e-6)
     # central differences are accurate to O(h^2) times the third derivative: 1e-5 is ample
     np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-5)
 
@@ -69,15 +74,7 @@ def test_gradient_stays_finite_and_exact_far_in_the_tails(floor, ceiling, interc
     theta = np.zeros(prior.dim)
     theta[0] = intercept
     grad = kernel._gradient(theta, prior, rows)
-    h = 1e-5
-    numeric = [
-        (
-            kernel.log_posterior(theta + e, prior, rows)
-            - kernel.log_posterior(theta - e, prior, rows)
-        )
-        / (2 * h)
-        for e in np.eye(prior.dim) * h
-    ]
+    numeric = _central_differences(theta, prior, rows, h=1e-5)
     assert np.all(np.isfinite(grad))
     # the log density is ~1e5 here, so its differences carry ~1e-11 / 1e-5 = 1e-6 of rounding
     np.testing.assert_allclose(grad, numeric, rtol=1e-4, atol=1e-3)
