@@ -89,3 +89,6 @@ def test_battery_table_and_bad_pool():
     bad = runner.invoke(app, ["coverage", "--battery", "--pool", "nowhere", "--runs", "1"])
     assert bad.exit_code == 2
     assert "`pools` must be one of 'separated'" in bad.output and "got 'nowhere'" in bad.output
+    typo = runner.invoke(app, ["coverage", "--battery", "--sampler", "staticis", "--runs", "1"])
+    assert typo.exit_code == 2
+    assert "`samplers` must be one of 'ais'" in typo.output and "got 'staticis'" in typo.output

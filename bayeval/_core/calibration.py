@@ -7,8 +7,9 @@ logit-score) in prediction group ``g`` is positive with probability
 
 ``a ~ N(0, intercept_scale)``, ``delta_g ~ N(0, group_scale)`` (only with several groups),
 ``b ~ HalfNormal(slope_scale)``, and optionally a floor ``phi`` (positives that no score
-predicts) and a ceiling gap ``psi`` (negatives that no score predicts), each with a logarithm
-uniform on a range :class:`CalibrationPrior` holds; a share the model does not have is 0.
+predicts) and a ceiling gap ``psi`` (negatives that no score predicts), each with a
+:class:`SharePrior` on its logarithm (uniform on a range, or a normal law truncated to it); a
+share the model does not have is 0.
 
 Items are aggregated into *rows*: fine bins of ``t`` crossed with the group and the loss
 pattern of the measure. A row holds its mean ``t``, its labelled positives ``k`` and negatives
@@ -17,7 +18,8 @@ draws; nothing loops over items.
 
 Parameters are handled unconstrained, as ``theta = [a, delta_1 .. delta_G, log b, v, w]`` with
 ``v = logit((log phi - lo) / (hi - lo))`` for the floor and ``w`` likewise for ``psi`` (each
-absent without it). Densities include the Jacobians of these transforms.
+absent without it; ``lo, hi`` from its :class:`SharePrior`). Densities include the Jacobians of
+these transforms.
 """
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 __all__ = [
     "CalibrationPrior",
     "Rows",
+    "SharePrior",
     "draw_parameters",
     "fit_mode",
     "log_posterior",
@@ -39,15 +42,49 @@ __all__ = [
 
 
 @dataclass(frozen=True)
+class SharePrior:
+    """Prior of the logarithm of a floor or ceiling gap, on ``[lo, hi]``.
+
+    Uniform there without ``sd``; with it, ``Normal(centre, sd)`` truncated to ``[lo, hi]``.
+    """
+
+    lo: float
+    hi: float
+    centre: float = 0.0
+    sd: float | None = None
+
+    def log_share(self, v: np.ndarray) -> np.ndarray:
+        """``log share = lo + (hi - lo) expit(v)`` of the unconstrained ``v``."""
+        return self.lo + (self.hi - self.lo) * special.expit(v)
+
+    def log_density(self, v: np.ndarray) -> np.ndarray:
+        """Log prior density of ``v``: the transform's log Jacobian, plus the normal term."""
+        out = -np.logaddexp(0, v) - np.logaddexp(0, -v)  # log expit(v) (1 - expit(v))
+        if self.sd is not None:
+            out = out - 0.5 * ((self.log_share(v) - self.centre) / self.sd) ** 2
+        return out
+
+    def d_log_density(self, v: float) -> float:
+        """Return the derivative of :meth:`log_density` in ``v``."""
+        e = special.expit(v)
+        out = 1 - 2 * e
+        if self.sd is not None:
+            out -= (
+                (self.log_share(v) - self.centre) / self.sd**2 * (self.hi - self.lo) * e * (1 - e)
+            )
+        return out
+
+
+@dataclass(frozen=True)
 class CalibrationPrior:
-    """Scales of the priors, the number of groups and the floor's range (see the module notes)."""
+    """Scales of the priors, the number of groups and the shares' priors (see the module notes)."""
 
     intercept_scale: float
     slope_scale: float
     group_scale: float
     n_groups: int
-    floor: tuple[float, float] | None  # (log lower, log upper) of phi, or None
-    ceiling: tuple[float, float] | None  # (log lower, log upper) of psi, or None
+    floor: SharePrior | None  # of phi, or None (phi = 0)
+    ceiling: SharePrior | None  # of psi, or None (psi = 0)
 
     @property
     def dim(self) -> int:
@@ -56,8 +93,8 @@ class CalibrationPrior:
         return 2 + groups + (self.floor is not None) + (self.ceiling is not None)
 
     @property
-    def bounded(self) -> tuple[tuple[float, float], ...]:
-        """The log ranges of the floor and of the ceiling gap that the model has, in order."""
+    def bounded(self) -> tuple[SharePrior, ...]:
+        """The priors of the floor and of the ceiling gap that the model has, in order."""
         return tuple(r for r in (self.floor, self.ceiling) if r is not None)
 
 
@@ -75,12 +112,11 @@ def _slope_index(prior: CalibrationPrior) -> int:
     return 1 + (prior.n_groups if prior.n_groups > 1 else 0)
 
 
-def _bounded_share(x: np.ndarray, log_range: tuple[float, float] | None) -> np.ndarray:
-    """``exp(lo + (hi - lo) expit(x))``, the floor or ceiling gap of an unconstrained ``x``."""
-    if log_range is None:
+def _bounded_share(x: np.ndarray, share: SharePrior | None) -> np.ndarray:
+    """Return the floor or ceiling gap of an unconstrained ``x`` (0 where the model has none)."""
+    if share is None:
         return np.zeros(np.shape(x))
-    lo, hi = log_range
-    return np.exp(lo + (hi - lo) * special.expit(x))
+    return np.exp(share.log_share(x))
 
 
 def unpack(theta: np.ndarray, prior: CalibrationPrior):
@@ -121,34 +157,43 @@ def _curve_share(phi, psi):
 def positive_probability(theta, prior, t, group) -> np.ndarray:
     """``P(t)`` of rows ``(t, group)`` for draws ``theta (..., dim)``: ``(..., rows)``."""
     eta, phi, psi = _linear_predictor(theta, prior, t, group)
-    return phi + _curve_share(phi, psi) * special.expit(eta)
+    prob = special.expit(eta, out=eta)  # in place: (draws, rows) arrays are the cost here
+    prob *= _curve_share(phi, psi)
+    prob += phi
+    return prob
+
+
+def _log_normal(x, scale: float):
+    """``scipy.stats.norm.logpdf(x, scale=scale)`` without scipy's per-call overhead."""
+    return -0.5 * (x / scale) ** 2 - np.log(scale * np.sqrt(2 * np.pi))
 
 
 def log_prior(theta: np.ndarray, prior: CalibrationPrior) -> np.ndarray:
     """Log prior density of unconstrained draws ``(..., dim)``, Jacobians included."""
     G = prior.n_groups
-    out = stats.norm.logpdf(theta[..., 0], scale=prior.intercept_scale)
+    out = _log_normal(theta[..., 0], prior.intercept_scale)
     if G > 1:
-        out = out + stats.norm.logpdf(theta[..., 1 : 1 + G], scale=prior.group_scale).sum(-1)
+        out = out + _log_normal(theta[..., 1 : 1 + G], prior.group_scale).sum(-1)
     at = _slope_index(prior)
-    u = theta[..., at]  # log slope: HalfNormal density times the Jacobian e^u
-    out = out + stats.halfnorm.logpdf(np.exp(u), scale=prior.slope_scale) + u
-    for j in range(len(prior.bounded)):
-        v = theta[..., at + 1 + j]  # uniform on log phi (psi): the logit transform's Jacobian
-        out = out - np.logaddexp(0, v) - np.logaddexp(0, -v)
+    u = theta[..., at]  # log slope: HalfNormal density (twice the normal's) times Jacobian e^u
+    out = out + _log_normal(np.exp(u), prior.slope_scale) + np.log(2) + u
+    for j, share in enumerate(prior.bounded):
+        out = out + share.log_density(theta[..., at + 1 + j])
     return out
 
 
 def log_likelihood(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np.ndarray:
     """Binomial log likelihood of each row's labels (constant terms dropped): ``(..., rows)``."""
     eta, phi, psi = _linear_predictor(theta, prior, rows.t, rows.group)
-    log_sig_neg = -np.logaddexp(0, eta)  # log sigmoid(-eta), exact in both tails
-    if not prior.bounded:
-        return rows.k * (eta + log_sig_neg) + rows.m * log_sig_neg
     # P = phi + c sigmoid(eta) and Q = 1 - P = psi + c sigmoid(-eta), c = 1 - phi - psi. A
     # side with its share is at least that share (> 0), so its log is safe; a side without it
     # is c times a sigmoid, whose log is taken exactly (c >= 1/2 then).
     c = _curve_share(phi, psi)
+    if prior.floor is not None and prior.ceiling is not None:
+        return _log_likelihood_both_shares(eta, phi, psi, c, rows)
+    log_sig_neg = -np.logaddexp(0, eta)  # log sigmoid(-eta), exact in both tails
+    if not prior.bounded:
+        return rows.k * (eta + log_sig_neg) + rows.m * log_sig_neg
     if prior.floor is not None:
         log_pos = np.log(phi + c * special.expit(eta))
     else:
@@ -158,6 +203,25 @@ def log_likelihood(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np
     else:
         log_neg = np.log(c) + log_sig_neg
     return rows.k * log_pos + rows.m * log_neg
+
+
+def _log_likelihood_both_shares(eta, phi, psi, c, rows: Rows) -> np.ndarray:
+    """:func:`log_likelihood` when the model has a floor and a ceiling gap (the hot path).
+
+    One sigmoid ``s`` serves both sides: ``Q = psi + c (1 - s)``, where the rounding of
+    ``1 - s`` (below 1e-16) is negligible against ``psi >= 0.1 / M``. ``log P`` is taken only
+    for rows with labelled positives (most rows have none); arrays are updated in place.
+    """
+    s = special.expit(eta)
+    has_positive = rows.k > 0
+    log_pos = np.log(phi + c * s[..., has_positive])
+    out = np.subtract(1.0, s, out=s)
+    out *= c
+    out += psi
+    np.log(out, out=out)
+    out *= rows.m
+    out[..., has_positive] += rows.k[has_positive] * log_pos
+    return out
 
 
 def log_posterior(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np.ndarray:
@@ -198,12 +262,11 @@ def _gradient(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np.ndar
     if prior.ceiling is not None:
         d_log_p = -s / P if P is not None else -1 / c
         d_shares.append((prior.ceiling, psi, (k * d_log_p + m * s / Q).sum()))
-    for j, (log_range, share, d_share) in enumerate(d_shares, start=at + 1):
-        lo, hi = log_range
+    for j, (share_prior, share, d_share) in enumerate(d_shares, start=at + 1):
         e = special.expit(theta[j])
-        # share = exp(lo + (hi - lo) e): d share / d v = share (hi - lo) e (1 - e); the last
-        # term is the derivative of the log Jacobian
-        grad[j] = d_share * share * (hi - lo) * e * (1 - e) + (1 - 2 * e)
+        # share = exp(lo + (hi - lo) e): d share / d v = share (hi - lo) e (1 - e)
+        grad[j] = d_share * share * (share_prior.hi - share_prior.lo) * e * (1 - e)
+        grad[j] += share_prior.d_log_density(theta[j])
     return grad
 
 

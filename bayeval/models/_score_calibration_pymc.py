@@ -64,15 +64,24 @@ def score_calibration_model(prior: Any, rows: Any) -> pm.Model:
         p = pm.math.sigmoid(a + b * t)
         phi = psi = 0.0
         if prior.floor is not None:
-            log_floor = pm.Uniform("log_floor", *prior.floor)
+            log_floor = _log_share("log_floor", prior.floor)
             phi = pm.Deterministic("floor", pm.math.exp(log_floor))
         if prior.ceiling is not None:
-            log_gap = pm.Uniform("log_ceiling_gap", *prior.ceiling)
+            log_gap = _log_share("log_ceiling_gap", prior.ceiling)
             psi = pm.Deterministic("ceiling_gap", pm.math.exp(log_gap))
         if prior.bounded:
             p = phi + (1 - phi - psi) * p
         pm.Binomial("y", n=trials, p=p, observed=rows.k.astype(np.int64), dims="row")
     return model
+
+
+def _log_share(name: str, share: Any):
+    """Return the log of a floor or ceiling gap, a PyMC variable with its ``SharePrior``."""
+    import pymc as pm
+
+    if share.sd is None:
+        return pm.Uniform(name, share.lo, share.hi)
+    return pm.TruncatedNormal(name, share.centre, share.sd, lower=share.lo, upper=share.hi)
 
 
 def sample_score_calibration(prior: Any, rows: Any, spec: Any, *, rng: np.random.Generator):
@@ -106,10 +115,9 @@ def sample_score_calibration(prior: Any, rows: Any, spec: Any, *, rng: np.random
     if prior.n_groups > 1:
         cols.extend(post["delta"].values.reshape(-1, prior.n_groups).T)
     cols.append(np.log(post["slope"].values.reshape(-1)))
-    for name, log_range in (("log_floor", prior.floor), ("log_ceiling_gap", prior.ceiling)):
-        if log_range is not None:
-            lo, hi = log_range
-            u = (post[name].values.reshape(-1) - lo) / (hi - lo)
+    for name, share in (("log_floor", prior.floor), ("log_ceiling_gap", prior.ceiling)):
+        if share is not None:
+            u = (post[name].values.reshape(-1) - share.lo) / (share.hi - share.lo)
             cols.append(np.log(u) - np.log1p(-u))
     return np.stack(cols, axis=1), dt["sample_stats"].to_dataset()
 

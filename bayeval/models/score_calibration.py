@@ -23,10 +23,15 @@ __all__ = ["BoundCalibration", "CalibrationPosterior", "CalibrationWarning", "Sc
 
 _CHUNK = 1 << 22
 _CLIP = 1e-6  # scores in [0, 1] are clipped to [1e-6, 1 - 1e-6] before the logit
-# The priors of the floor and of the ceiling gap: log-uniform from SHARE_MIN_EXPECTED items of
-# the pool (so a pool with no such item is inside the prior) to half the pool
+# The open priors of the floor and of the ceiling gap: log-uniform from SHARE_MIN_EXPECTED items
+# of the pool (so a pool with no such item is inside the prior) to half the pool
 SHARE_MIN_EXPECTED = 0.1
 SHARE_MAX = 0.5
+# The sceptical floor: log(phi M) ~ Normal(log 0.001, 4), so a priori P(at least one hidden
+# positive) = P(phi M > 1) = 4% and P(phi M > 10) = 1%; truncated 6 sd below its centre
+SCEPTICAL_MEDIAN_EXPECTED = 0.001
+SCEPTICAL_SD = 4.0
+FLOORS = ("none", "sceptical", "open")
 
 
 class CalibrationWarning(UserWarning):
@@ -44,9 +49,10 @@ class ScoreCalibration:
     b = 1``; an overconfident one ``b < 1``; scores that are not probabilities any ``b``).
     With several systems in a pool, each pattern of their predictions ``g`` gets its own
     intercept ``a + delta_g`` and ``t`` is the mean of their logit-scores. The floor ``phi``
-    (``floor=True``) is the share of positives that no score predicts, the ceiling gap ``psi``
-    (``ceiling=True``, the default) the share of negatives that no score predicts.
-    :meth:`robust` has both.
+    is the share of positives that no score predicts, the ceiling gap ``psi`` (``ceiling=True``,
+    the default) the share of negatives that no score predicts. By default the floor's prior is
+    sceptical (hidden positives are unlikely until labels among low scores show some);
+    :meth:`robust` gives it an open prior.
 
     Labelled items are known; the unlabelled items are drawn from the posterior predictive, so
     the posterior is that of the measure of *this* pool (finite-population inference).
@@ -61,12 +67,17 @@ class ScoreCalibration:
         times steeper than calibrated.
     group_scale : float, default 2.0
         ``delta_g ~ Normal(0, group_scale)``, several systems only.
-    floor : bool, default False
-        ``log phi ~ Uniform(log(0.1 / M), log(1 / 2))`` for a pool of ``M`` items: every
-        order of magnitude of hidden positives, from a tenth of an item (none, with
-        probability 0.9) to half the pool, equally plausible before the labels. Without it
-        (``phi = 0``) the model assumes that positives become as rare among low scores as the
-        fitted curve says: it cannot see positives hidden among scores where no label falls.
+    floor : {"sceptical", "open", "none"}, default "sceptical"
+        The prior of the floor, for a pool of ``M`` items. ``"sceptical"``:
+        ``log(phi M) ~ Normal(log 0.001, 4)``, the expected hidden positives ``phi M`` below
+        one with probability 0.96 and below ten with 0.99: the model trusts that positives
+        become as rare among low scores as the fitted curve says, unless labelled positives
+        among low scores say otherwise (one or two raise the floor to what they show).
+        ``"open"``: ``log phi ~ Uniform(log(0.1 / M), log(1 / 2))``, every order of magnitude
+        of hidden positives from a tenth of an item to half the pool equally plausible before
+        the labels; intervals stay wide until many labels fall among the low scores, but
+        they hold where positives hide in numbers no label can see (:meth:`robust`).
+        ``"none"``: ``phi = 0``, the plain curve.
     ceiling : bool, default True
         ``log psi ~ Uniform(log(0.1 / M), log(1 / 2))`` likewise: negatives among the
         highest scores, which a curve rising to 1 rules out (false positives that no score
@@ -110,7 +121,7 @@ class ScoreCalibration:
     intercept_scale: float = 5.0
     slope_scale: float = 5.0
     group_scale: float = 2.0
-    floor: bool = False
+    floor: Literal["sceptical", "open", "none"] = "sceptical"
     ceiling: bool = True
     bins: int = 1024
     draws: int = 1000
@@ -123,9 +134,9 @@ class ScoreCalibration:
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"`{name}` must be a positive number; got {value!r}.")
-        for name in ("floor", "ceiling"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"`{name}` must be True or False; got {getattr(self, name)!r}.")
+        check_choice(self.floor, FLOORS, "floor")
+        if not isinstance(self.ceiling, bool):
+            raise ValueError(f"`ceiling` must be True or False; got {self.ceiling!r}.")
         check_int(self.bins, "bins", minimum=2)
         check_int(self.chains, "chains", minimum=1)
         check_int(self.draws, "draws", minimum=self.chains)
@@ -138,14 +149,14 @@ class ScoreCalibration:
 
     @classmethod
     def robust(cls, **options: Any) -> ScoreCalibration:
-        """Return the robust variant: a floor beside the ceiling gap (``floor=True, ceiling=True``).
+        """Return the robust variant: an open floor beside the ceiling gap.
 
         Examples
         --------
         >>> ScoreCalibration.robust(draws=400).floor
-        True
+        'open'
         """
-        return cls(floor=True, ceiling=True, **options)
+        return cls(floor="open", ceiling=True, **options)
 
     def bind(self, pool: Any, target: Any) -> BoundCalibration:
         """Aggregate ``pool`` into the model's rows for a measure.
@@ -209,14 +220,24 @@ class BoundCalibration:
         self.t = t_sum[used] / self.sizes
         self.group = (used // self.n_patterns) % self.n_groups
         self.pattern = used % self.n_patterns
-        share = (math.log(SHARE_MIN_EXPECTED / pool.size), math.log(SHARE_MAX))
+        open_share = kernel.SharePrior(
+            math.log(SHARE_MIN_EXPECTED / pool.size), math.log(SHARE_MAX)
+        )
+        centre = math.log(SCEPTICAL_MEDIAN_EXPECTED / pool.size)
+        floors = {
+            "none": None,
+            "open": open_share,
+            "sceptical": kernel.SharePrior(
+                centre - 6 * SCEPTICAL_SD, math.log(SHARE_MAX), centre, SCEPTICAL_SD
+            ),
+        }
         self.prior = kernel.CalibrationPrior(
             spec.intercept_scale,
             spec.slope_scale,
             spec.group_scale,
             self.n_groups,
-            share if spec.floor else None,
-            share if spec.ceiling else None,
+            floors[spec.floor],
+            open_share if spec.ceiling else None,
         )
 
     # -- rows -------------------------------------------------------------------------------
@@ -422,8 +443,17 @@ class BoundCalibration:
         if G > 1:
             cols.extend(rng.normal(0, prior.group_scale, (G, n)))
         cols.append(np.log(np.abs(rng.normal(0, prior.slope_scale, n))))
-        for _ in prior.bounded:  # uniform position in the log range: its logit
-            u = rng.random(n)
+        for share in prior.bounded:  # position in the log range: its logit
+            if share.sd is None:
+                u = rng.random(n)
+            else:
+                from scipy import stats
+
+                lo, hi = ((x - share.centre) / share.sd for x in (share.lo, share.hi))
+                log_share = stats.truncnorm.rvs(
+                    lo, hi, loc=share.centre, scale=share.sd, size=n, random_state=rng
+                )
+                u = (log_share - share.lo) / (share.hi - share.lo)
             cols.append(np.log(u) - np.log1p(-u))
         return np.stack(cols, axis=1)
 
@@ -477,7 +507,7 @@ class CalibrationPosterior:
         """Return the ArviZ ``xarray.DataTree`` of the posterior.
 
         Groups ``posterior`` (``intercept`` (dims ``group`` with several systems), ``slope``,
-        ``floor`` (with ``floor=True``), ``ceiling_gap`` (with ``ceiling=True``) and
+        ``floor`` (unless ``floor="none"``), ``ceiling_gap`` (with ``ceiling=True``) and
         ``measure`` (dims ``output``)), ``prior`` (the same
         variables under the prior, labelled items still known), ``posterior_predictive``
         (``y``: replicated positives of each labelled row), ``log_likelihood`` and

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from bayeval._validation import check_choice, check_int, check_prob
+from bayeval.sampling.run import SAMPLERS
 
 __all__ = ["BATTERY_POOLS", "battery_pool", "coverage_battery", "honesty_run"]
 
@@ -202,6 +203,8 @@ def coverage_battery(
     repeats = check_int(repeats, "repeats", minimum=1)
     for p in pools:
         check_choice(p, BATTERY_POOLS, "pools")
+    for s in samplers:  # before any run starts: a typo must not cost an hour of runs
+        check_choice(s, SAMPLERS, "samplers")
     tasks = [(p, s, r) for p in pools for s in samplers for r in range(repeats)]
 
     def one(task):

@@ -30,7 +30,8 @@ def _rows(seed=0, groups=1, n=40):
     return kernel.Rows(t, group, k.astype(float), (trials - k).astype(float))
 
 
-_SHARE = (np.log(1e-5), np.log(0.5))
+_SHARE = kernel.SharePrior(np.log(1e-5), np.log(0.5))
+_SCEPTICAL = kernel.SharePrior(np.log(1e-12), np.log(0.5), centre=np.log(1e-7), sd=4.0)
 
 
 def _central_differences(theta, prior, rows, h):
@@ -46,10 +47,11 @@ def _central_differences(theta, prior, rows, h):
     ]
 
 
+_SHARES = [(None, None), (_SHARE, None), (None, _SHARE), (_SHARE, _SHARE), (_SCEPTICAL, _SHARE)]
+
+
 @pytest.mark.parametrize("groups", [1, 3])
-@pytest.mark.parametrize(
-    "floor, ceiling", [(None, None), (_SHARE, None), (None, _SHARE), (_SHARE, _SHARE)]
-)
+@pytest.mark.parametrize("floor, ceiling", _SHARES)
 def test_gradient_matches_central_differences(groups, floor, ceiling):
     prior = kernel.CalibrationPrior(5.0, 5.0, 2.0, groups, floor, ceiling)
     rows = _rows(groups=groups)
@@ -60,9 +62,7 @@ def test_gradient_matches_central_differences(groups, floor, ceiling):
     np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize(
-    "floor, ceiling", [(None, None), (_SHARE, None), (None, _SHARE), (_SHARE, _SHARE)]
-)
+@pytest.mark.parametrize("floor, ceiling", _SHARES)
 @pytest.mark.parametrize("intercept", [-700.0, 700.0])
 def test_gradient_stays_finite_and_exact_far_in_the_tails(floor, ceiling, intercept):
     # a line search may try |eta| ~ 700, where a sigmoid underflows: the gradient must stay
@@ -80,12 +80,16 @@ def test_gradient_stays_finite_and_exact_far_in_the_tails(floor, ceiling, interc
     np.testing.assert_allclose(grad, numeric, rtol=1e-4, atol=1e-3)
 
 
-def test_log_posterior_is_the_models_density_checked_against_scipy():
+@pytest.mark.parametrize("sceptical", [False, True])
+def test_log_posterior_is_the_models_density_checked_against_scipy(sceptical):
     # reference: the densities of the model card written with scipy on the constrained scale,
-    # plus the log-Jacobians of b = exp(u), log phi = lo + (hi - lo) expit(v) and likewise psi
+    # plus the log-Jacobians of b = exp(u), log phi = lo + (hi - lo) expit(v) and likewise psi;
+    # log phi uniform on its range, or normal truncated to it (the sceptical floor)
     lo, hi = np.log(1e-4), np.log(0.5)
     lo_c, hi_c = np.log(1e-6), np.log(0.5)
-    prior = kernel.CalibrationPrior(5.0, 4.0, 2.0, 1, (lo, hi), (lo_c, hi_c))
+    centre, sd = np.log(1e-3), 1.5
+    floor = kernel.SharePrior(lo, hi, centre, sd) if sceptical else kernel.SharePrior(lo, hi)
+    prior = kernel.CalibrationPrior(5.0, 4.0, 2.0, 1, floor, kernel.SharePrior(lo_c, hi_c))
     rows = _rows(seed=3)
     a, u, v, w = 0.3, 0.2, -0.4, 0.7
     b = np.exp(u)
@@ -94,18 +98,40 @@ def test_log_posterior_is_the_models_density_checked_against_scipy():
     psi = np.exp(lo_c + (hi_c - lo_c) * f)
     p = phi + (1 - phi - psi) * special.expit(a + b * rows.t)
     trials = rows.k + rows.m
+    floor_law = (
+        stats.truncnorm((lo - centre) / sd, (hi - centre) / sd, loc=centre, scale=sd)
+        if sceptical
+        else stats.uniform(lo, hi - lo)
+    )
     expected = (
         stats.norm.logpdf(a, scale=5.0)
         + stats.halfnorm.logpdf(b, scale=4.0)
         + u
-        + stats.uniform.logpdf(np.log(phi), lo, hi - lo)
+        + floor_law.logpdf(np.log(phi))
         + np.log((hi - lo) * e * (1 - e))
         + stats.uniform.logpdf(np.log(psi), lo_c, hi_c - lo_c)
         + np.log((hi_c - lo_c) * f * (1 - f))
         + (stats.binom.logpmf(rows.k, trials, p) - np.log(special.comb(trials, rows.k))).sum()
     )
     got = kernel.log_posterior(np.array([a, u, v, w]), prior, rows)
-    assert got == pytest.approx(expected, rel=1e-10)
+    # the kernel drops constants: the truncated normal's normaliser (and the uniform's, which
+    # the log-Jacobian's (hi - lo) cancels), so compare differences between two points
+    v2 = v + 0.9
+    e2 = special.expit(v2)
+    phi2 = np.exp(lo + (hi - lo) * e2)
+    p2 = phi2 + (1 - phi2 - psi) * special.expit(a + b * rows.t)
+    expected2 = (
+        expected
+        - floor_law.logpdf(np.log(phi))
+        - np.log((hi - lo) * e * (1 - e))
+        + floor_law.logpdf(np.log(phi2))
+        + np.log((hi - lo) * e2 * (1 - e2))
+        - (stats.binom.logpmf(rows.k, trials, p) - stats.binom.logpmf(rows.k, trials, p2)).sum()
+    )
+    got2 = kernel.log_posterior(np.array([a, u, v2, w]), prior, rows)
+    if not sceptical:  # the uniform's constants cancel exactly
+        assert got == pytest.approx(expected, rel=1e-10)
+    assert got2 - got == pytest.approx(expected2 - expected, rel=1e-9)
 
 
 def test_fast_engine_matches_quadrature_on_a_grid():
@@ -163,7 +189,7 @@ def test_the_posterior_holds_the_truth_and_has_every_arviz_group():
     dt = ScoreCalibration().bind(pool, F1).posterior(labelled, truth[labelled], rng=1)
     for group in ("posterior", "prior", "posterior_predictive", "log_likelihood"):
         assert group in dt.children
-    assert "ceiling_gap" in dt["posterior"] and "floor" not in dt["posterior"]  # the default
+    assert "ceiling_gap" in dt["posterior"] and "floor" in dt["posterior"]  # the default
     assert set(dt["observed_data"].data_vars) == {"y"}
     f1 = dt["posterior"]["measure"].sel(output="f1").values.ravel()
     lo, hi = np.quantile(f1, [0.025, 0.975])
@@ -180,12 +206,52 @@ def test_the_prior_of_each_share_is_log_uniform_on_its_range():
     pool, truth = _pool(size=5000)
     bound = ScoreCalibration.robust(draws=2000).bind(pool, F1)
     dt = bound.posterior([0, 1, 2], truth[:3], rng=0)
-    for name, (lo, hi) in (("floor", bound.prior.floor), ("ceiling_gap", bound.prior.ceiling)):
+    for name, share in (("floor", bound.prior.floor), ("ceiling_gap", bound.prior.ceiling)):
         log_share = np.log(dt["prior"][name].values.ravel())
+        lo, hi = share.lo, share.hi
         # the range is a tenth of an item of the pool to half the pool
         assert lo == pytest.approx(np.log(0.1 / pool.size)) and hi == pytest.approx(np.log(0.5))
         # Kolmogorov-Smirnov against the uniform law (seeded): p ~ U(0, 1) if the law is right
         assert stats.kstest(log_share, stats.uniform(lo, hi - lo).cdf).pvalue > 0.001
+
+
+def test_the_sceptical_floor_expects_a_thousandth_of_a_hidden_positive():
+    pool, truth = _pool(size=5000)
+    bound = ScoreCalibration(draws=2000).bind(pool, F1)
+    dt = bound.posterior([0, 1, 2], truth[:3], rng=0)
+    hidden = dt["prior"]["floor"].values.ravel() * pool.size
+    # log(phi M) ~ Normal(log 0.001, 4) (truncated 6 sd away): Kolmogorov-Smirnov, seeded
+    assert stats.kstest(np.log(hidden), stats.norm(np.log(0.001), 4).cdf).pvalue > 0.001
+
+
+def test_the_sceptical_floor_follows_low_scored_positives_that_the_curve_cannot_explain():
+    # 20,000 items score 1e-6..1e-4 and hide 60 positives (0.3%; a curve through the other
+    # items predicts about one); 3,000 calibrated items above them are all labelled, and 1,000
+    # labels among the low scores find 3 of the hidden positives. The plain curve
+    # (floor="none") is sure of about one hidden positive: recall [0.740, 0.741] against the true
+    # 0.714. The sceptical floor learns the share the labels show: [0.690, 0.740]. Seeded; the
+    # 2.5% and 97.5% quantiles of 1,000 draws carry a Monte Carlo error of about 0.003.
+    rng = np.random.default_rng(11)
+    low = np.exp(rng.uniform(np.log(1e-6), np.log(1e-4), 20_000))
+    mid = rng.uniform(0.01, 0.99, 3000)
+    scores = np.concatenate([low, mid])
+    truth = np.zeros(scores.size, bool)
+    truth[rng.choice(20_000, 60, replace=False)] = True
+    truth[20_000:] = rng.random(mid.size) < mid
+    pool = be.Pool(scores)
+    recall = be.measures.Recall()
+    hidden, others = np.flatnonzero(truth[:20_000]), np.flatnonzero(~truth[:20_000])
+    labelled = np.concatenate(
+        [hidden[:3], rng.choice(others, 997, replace=False), 20_000 + np.arange(mid.size)]
+    )
+    true_recall = recall.value(truth, predictions=pool.predictions)[0]
+    q = {}
+    for floor in ("none", "sceptical"):
+        model = ScoreCalibration(floor=floor).bind(pool, recall)
+        draws = model.fit(labelled, truth[labelled], rng=0).measure_draws()[:, 0]
+        q[floor] = np.quantile(draws, [0.025, 0.975])
+    assert true_recall < q["none"][0]
+    assert q["sceptical"][0] < true_recall < q["sceptical"][1]
 
 
 def test_the_ceiling_gap_lets_unlabelled_high_scores_hold_negatives():
@@ -259,7 +325,7 @@ def test_a_stochastic_target_uses_every_draw_as_an_observation():
     [
         ({"slope_scale": 0}, "`slope_scale` must be a positive number; got 0"),
         ({"intercept_scale": float("nan")}, "`intercept_scale` must be a positive number"),
-        ({"floor": 1}, "`floor` must be True or False; got 1"),
+        ({"floor": True}, "`floor` must be one of 'none', 'sceptical', 'open'; got True"),
         ({"ceiling": "yes"}, "`ceiling` must be True or False; got 'yes'"),
         ({"bins": 1}, "`bins`"),
         ({"draws": 1001}, "`draws` must be a multiple of `chains` \\(4\\); got 1001"),
@@ -287,8 +353,8 @@ def test_bad_data_is_refused_with_a_clear_message():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("robust", [False, True])
-def test_engines_agree(robust):  # the default (ceiling gap only) and the robust variant
+@pytest.mark.parametrize("floor", ["sceptical", "open"])
+def test_engines_agree(floor):  # the default (sceptical floor, ceiling gap) and the robust one
     # NUTS (4 x 1000 draws) against the fast engine (4000 draws): medians and 10/90% quantiles
     # of every variable within 4 Monte Carlo standard errors of a quantile, about
     # sd * sqrt(q (1 - q) / ESS) / density; 0.15 posterior sd bounds it for ESS >= 1000
@@ -296,9 +362,9 @@ def test_engines_agree(robust):  # the default (ceiling gap only) and the robust
     labelled = np.random.default_rng(2).choice(pool.size, 300, replace=False)
     draws = {}
     for engine in ("fast", "pymc"):
-        spec = ScoreCalibration(floor=robust, engine=engine, draws=4000)
+        spec = ScoreCalibration(floor=floor, engine=engine, draws=4000)
         draws[engine] = spec.bind(pool, F1).posterior(labelled, truth[labelled], rng=1)
-    names = ["intercept", "slope", "measure", "ceiling_gap"] + (["floor"] if robust else [])
+    names = ["intercept", "slope", "measure", "ceiling_gap", "floor"]
     for name in names:
         fast = draws["fast"]["posterior"][name].values.ravel()
         nuts = draws["pymc"]["posterior"][name].values.ravel()
