@@ -19,6 +19,7 @@ $(STAMP): pyproject.toml
 lint: $(STAMP)
 	$(BIN)/ruff check bayeval tests benchmarks
 	$(BIN)/ruff format --check bayeval tests benchmarks
+	$(BIN)/lint-imports
 
 test: lint
 	$(BIN)/python -m pytest tests bayeval notebooks --nbmake -p no:cacheprovider

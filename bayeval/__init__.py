@@ -5,6 +5,7 @@ recall and F-scores, with full posteriors inspectable in ArviZ.
 """
 
 from bayeval import intervals, oracles
+from bayeval._version import __version__
 from bayeval.intervals import (
     Interval,
     IntervalResult,
@@ -15,8 +16,6 @@ from bayeval.intervals import (
 )
 from bayeval.pool import Pool
 from bayeval.sample import StratifiedSample
-
-__version__ = "0.1.0"
 
 _LAZY_SUBMODULES = (
     "curves",
@@ -50,7 +49,13 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'bayeval' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    """Names for tab completion: the eager ones and the lazy subpackages and entry points."""
+    return sorted({*globals(), *_LAZY_SUBMODULES, "evaluate", "Run", "Session"})
+
+
 __all__ = [
+    "__version__",
     # data
     "Pool",
     "StratifiedSample",

@@ -13,14 +13,24 @@ from typing import Any
 
 import numpy as np
 
+from bayeval._core.score_strata import CHUNK
+
+LABEL_SPELLINGS = "0, 1, False or True"  # the labels every oracle accepts
+
 __all__ = [
     "check_binary",
     "check_choice",
     "check_count_array",
     "check_int",
+    "check_labels",
+    "check_nonnegative",
+    "check_positions",
+    "check_positive",
     "check_prob",
     "check_whole",
     "check_rng",
+    "check_scores",
+    "philox_key",
 ]
 
 
@@ -119,6 +129,16 @@ def check_nonnegative(value: Any, name: str) -> float:
     return number
 
 
+def check_positive(value: Any, name: str) -> float:
+    """Return ``value`` as a finite float ``> 0``; booleans and strings are refused."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
+        raise ValueError(f"`{name}` must be a positive number; got {value!r}.")
+    number = float(value)
+    if not math.isfinite(number) or number <= 0:
+        raise ValueError(f"`{name}` must be a positive number; got {value!r}.")
+    return number
+
+
 def check_binary(values: Any, name: str) -> np.ndarray:
     """Return ``values`` as a 1-d int8 array of 0/1 labels (booleans allowed), or raise."""
     arr = np.atleast_1d(np.asarray(values))
@@ -131,3 +151,88 @@ def check_binary(values: Any, name: str) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"`{name}` must contain only 0 and 1; entry {i} is {arr[i].item()!r}.")
     return arr.astype(np.int8)
+
+
+def check_scores(scores: Any, name: str = "scores", *, ndim: tuple[int, ...] = (1,)):
+    """Return ``(array, lo, hi)``: finite real scores and their minimum and maximum.
+
+    Float32 and float64 arrays are used as they are (no copy); integers and other floats are
+    converted to float64. ``lo`` and ``hi`` are per column for a 2-d array. NaN or infinite
+    entries raise a ``ValueError`` naming ``name`` and the first offending index.
+    """
+    arr = np.asarray(scores)
+    if arr.ndim not in ndim:
+        shapes = " or ".join({1: "(n_items,)", 2: "(n_items, n_systems)"}[d] for d in ndim)
+        raise ValueError(f"`{name}` must have shape {shapes}; got shape {arr.shape}.")
+    if arr.dtype == bool:
+        raise ValueError(
+            f"`{name}` must be real-valued scores; got booleans (pass 0/1 decisions as "
+            "`predictions`)."
+        )
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise ValueError(f"`{name}` must be real-valued scores; got dtype {arr.dtype}.")
+    if arr.dtype not in (np.float32, np.float64):
+        arr = arr.astype(np.float64)
+    if arr.size == 0:
+        raise ValueError(f"`{name}` must contain at least one item; got shape {arr.shape}.")
+    lo = arr.min(axis=0)
+    hi = arr.max(axis=0)
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+        for start in range(0, arr.shape[0], CHUNK):
+            bad = np.argwhere(~np.isfinite(arr[start : start + CHUNK]))
+            if bad.size:
+                index = (int(bad[0, 0]) + start, *(int(i) for i in bad[0, 1:]))
+                where = index[0] if arr.ndim == 1 else index
+                raise ValueError(
+                    f"`{name}` must be finite (no NaN or infinity); entry {where} is "
+                    f"{arr[index].item()!r}."
+                )
+    return arr, lo, hi
+
+
+def check_labels(values: Any, name: str) -> np.ndarray:
+    """Return ``values`` as a 1-d bool array, or raise naming ``name`` and an offending entry."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be a 1-d sequence of 0/1 labels; got shape {arr.shape}.")
+    if arr.dtype == bool:
+        return arr.copy()
+    if not np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.complexfloating):
+        bad = np.ones(arr.shape, dtype=bool)
+        for i, v in enumerate(arr.tolist()):
+            if isinstance(v, (bool, int, float)) and v in (0, 1):
+                bad[i] = False
+    else:
+        bad = (arr != 0) & (arr != 1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        value = arr[i].item() if isinstance(arr[i], np.generic) else arr[i]
+        raise ValueError(
+            f"`{name}` not 0/1: every label must be {LABEL_SPELLINGS}; entry {i} is {value!r}."
+        )
+    return arr.astype(bool)
+
+
+def check_positions(positions: Any, n_items: int | None, name: str = "positions") -> np.ndarray:
+    """Return ``positions`` as an int64 array of its own shape, checked against ``n_items``."""
+    arr = np.asarray(positions)
+    flat = check_count_array(arr.reshape(-1), name, allow_empty=True)
+    if n_items is not None and flat.size and flat.max() >= n_items:
+        i = int(np.flatnonzero(flat >= n_items)[0])
+        raise ValueError(
+            f"`{name}` must be in [0, n_items) = [0, {n_items}); entry {i} is {flat[i]}."
+        )
+    return flat.reshape(arr.shape)
+
+
+def philox_key(rng: Any) -> tuple[int, int]:
+    """Return the two 32-bit key words of a Philox stream for ``rng``.
+
+    ``rng`` is an int seed (expanded through ``SeedSequence``), a Generator or None.
+    """
+    gen = check_rng(rng)
+    if isinstance(rng, (int, np.integer)):
+        words = np.random.SeedSequence(int(rng)).generate_state(2, dtype=np.uint32)
+    else:
+        words = gen.integers(0, 2**32, size=2, dtype=np.uint64)
+    return int(words[0]), int(words[1])

@@ -46,8 +46,23 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from bayeval._version import __version__
+
+        typer.echo(f"bayeval {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def main() -> None:
+def main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
     """Label-efficient, Bayesian evaluation: intervals from few labels."""
 
 
@@ -553,11 +568,11 @@ def _print_curve_table(result, rows, plot: Path | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from bayeval.plots import _METHOD_NAMES
+    from bayeval.plots import METHOD_NAMES
 
     n = result.n_items
     table = Table(
-        title=f"{_METHOD_NAMES.get(result.method, result.method)} precision curve of {n:,} items",
+        title=f"{METHOD_NAMES.get(result.method, result.method)} precision curve of {n:,} items",
         caption=(
             f"{result.n_queries:,} queried ranks, {result.annotations:,} annotations "
             f"({result.annotations / n:.1%} of the list); exact for ranks 1 to {result.exact_len:,}"

@@ -272,7 +272,7 @@ def replay(
 
 def _result(ev, systems, exhaustive, labels, options: dict) -> dict:
     """Everything the command reports, as JSON-ready values."""
-    from bayeval.ondemand.evaluator import _INTERVAL_NAMES
+    from bayeval.ondemand.evaluator import INTERVAL_NAMES
 
     estimator, interval, prob = options["estimator"], options["interval"], options["prob"]
     submissions = ev.submissions
@@ -304,7 +304,7 @@ def _result(ev, systems, exhaustive, labels, options: dict) -> dict:
     told, _ = ev.labelled()
     y0 = set(exhaustive)
     contradicted = sorted(x for x, y in labels.items() if y == 0 and x in y0)
-    description = _INTERVAL_NAMES[interval]
+    description = INTERVAL_NAMES[interval]
     return {
         "systems_dir": options["systems_dir"],
         "systems": len(systems),

@@ -33,7 +33,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bayeval._core.philox import position_uniforms
-from bayeval._validation import check_count_array, check_rng
+from bayeval._validation import (
+    LABEL_SPELLINGS,
+    check_labels,
+    check_positions,
+    philox_key,
+)
 
 __all__ = [
     "BudgetExhausted",
@@ -42,8 +47,6 @@ __all__ = [
     "NoisyOracle",
     "Oracle",
 ]
-
-_ALLOWED_LABELS = "0, 1, False or True"
 
 
 class BudgetExhausted(RuntimeError):
@@ -75,29 +78,6 @@ class BudgetExhausted(RuntimeError):
 # --------------------------------------------------------------------------------------------
 
 
-def _as_binary_labels(values: Any, name: str) -> np.ndarray:
-    """Return ``values`` as a 1-d bool array, or raise naming ``name`` and an offending entry."""
-    arr = np.asarray(values)
-    if arr.ndim != 1:
-        raise ValueError(f"`{name}` must be a 1-d sequence of 0/1 labels; got shape {arr.shape}.")
-    if arr.dtype == bool:
-        return arr.copy()
-    if not np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.complexfloating):
-        bad = np.ones(arr.shape, dtype=bool)
-        for i, v in enumerate(arr.tolist()):
-            if isinstance(v, (bool, int, float)) and v in (0, 1):
-                bad[i] = False
-    else:
-        bad = (arr != 0) & (arr != 1)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        value = arr[i].item() if isinstance(arr[i], np.generic) else arr[i]
-        raise ValueError(
-            f"`{name}` not 0/1: every label must be {_ALLOWED_LABELS}; entry {i} is {value!r}."
-        )
-    return arr.astype(bool)
-
-
 def _check_optional_count(value: Any, name: str, *, minimum: int) -> int | None:
     """Return ``value`` as an int >= ``minimum``, or None; raise naming ``name`` otherwise."""
     if value is None:
@@ -107,33 +87,6 @@ def _check_optional_count(value: Any, name: str, *, minimum: int) -> int | None:
     if value < minimum:
         raise ValueError(f"`{name}` must be None or an integer >= {minimum}; got {value!r}.")
     return int(value)
-
-
-def _check_positions(positions: Any, n_items: int | None, name: str = "positions") -> np.ndarray:
-    """Return ``positions`` as an int64 array of its own shape, checked against ``n_items``."""
-    arr = np.asarray(positions)
-    flat = check_count_array(arr.reshape(-1), name, allow_empty=True)
-    if n_items is not None and flat.size and flat.max() >= n_items:
-        i = int(np.flatnonzero(flat >= n_items)[0])
-        raise ValueError(
-            f"`{name}` must be in [0, n_items) = [0, {n_items}); entry {i} is {flat[i]}."
-        )
-    return flat.reshape(arr.shape)
-
-
-# --------------------------------------------------------------------------------------------
-# Counter-based uniforms: Philox4x32-10, vectorised over positions
-# --------------------------------------------------------------------------------------------
-
-
-def _derive_key(rng: Any) -> tuple[int, int]:
-    """Two 32-bit key words from an int seed (via ``SeedSequence``), a Generator or None."""
-    gen = check_rng(rng)
-    if isinstance(rng, (int, np.integer)):
-        words = np.random.SeedSequence(int(rng)).generate_state(2, dtype=np.uint32)
-    else:
-        words = gen.integers(0, 2**32, size=2, dtype=np.uint64)
-    return int(words[0]), int(words[1])
 
 
 # --------------------------------------------------------------------------------------------
@@ -238,7 +191,7 @@ class Oracle:
         ValueError
             For positions that are not whole numbers or are out of range.
         """
-        pos = _check_positions(positions, self._n_items)
+        pos = check_positions(positions, self._n_items)
         flat = pos.reshape(-1)
         if flat.size == 0:
             return np.zeros(pos.shape, dtype=bool)
@@ -270,7 +223,7 @@ class Oracle:
 
     def _acquire(self, new: np.ndarray) -> None:
         """Label the new distinct positions ``new`` and store them (all or nothing)."""
-        values = _as_binary_labels(self._lookup(new), "labels")
+        values = check_labels(self._lookup(new), "labels")
         if values.shape != new.shape:
             raise ValueError(
                 f"{type(self).__name__} returned {values.shape[0]} labels for {new.size} positions."
@@ -322,7 +275,7 @@ class LabelOracle(Oracle):
     """
 
     def __init__(self, labels: ArrayLike, *, budget: int | None = None):
-        values = _as_binary_labels(labels, "labels")
+        values = check_labels(labels, "labels")
         if values.size == 0:
             raise ValueError("`labels` must contain at least one label; got an empty sequence.")
         values.flags.writeable = False
@@ -391,9 +344,7 @@ class CallableOracle(Oracle):
                     f"`fn` must return one label per position (shape {new.shape}); got shape "
                     f"{values.shape}."
                 )
-            self._labels.update(
-                zip(new.tolist(), _as_binary_labels(values, "fn").tolist(), strict=True)
-            )
+            self._labels.update(zip(new.tolist(), check_labels(values, "fn").tolist(), strict=True))
             return
         for p in new.tolist():
             self._labels[p] = _scalar_label(self._fn(p), p)
@@ -413,7 +364,7 @@ def _scalar_label(value: Any, position: int) -> bool:
     if not ok:
         raise ValueError(
             f"`fn` returned a label not 0/1 for position {position}: got {value!r}; allowed "
-            f"are {_ALLOWED_LABELS}."
+            f"are {LABEL_SPELLINGS}."
         )
     return bool(arr)
 
@@ -496,7 +447,7 @@ class NoisyOracle(Oracle):
             raise ValueError(f"`eta` must be in [0, 0.5); got {eta!r}.")
         self._oracle = oracle
         self._eta = eta_value
-        self._key = _derive_key(rng)
+        self._key = philox_key(rng)
         super().__init__(n_items=oracle.n_items, budget=budget)
 
     @property

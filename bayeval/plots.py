@@ -34,7 +34,7 @@ _MAX_CORNERS = 5000
 #: Up to this many queried ranks are drawn with larger markers.
 _FEW_QUERIES = 60
 
-_METHOD_NAMES = {
+METHOD_NAMES = {
     "random": "random baseline",
     "logstrat": "LogStrat",
     "paula": "PAULA",
@@ -85,14 +85,14 @@ def _envelope_kinks(result: CurveResult) -> list[np.ndarray]:
     the other, at ``r = Y_i y_j / Y_j`` (and with ``i``, ``j`` swapped).
     """
     from bayeval.curves import AdaStratResult
-    from bayeval.curves.envelope import _as_points
+    from bayeval.curves.envelope import as_points
 
     if not isinstance(result, AdaStratResult) or result.corners.size == 0:
         return []
     m = int(result.m)
     out = []
     for yields in (result.point_yields, result.yield_low, result.yield_high):
-        y, big_y, k = _as_points(result.corners, yields, m)
+        y, big_y, k = as_points(result.corners, yields, m)
         starts = np.concatenate([y - m, y - k, y, y + 1, y + k + 1, y + m + 1])
         with np.errstate(divide="ignore", invalid="ignore"):
             cross = np.concatenate(
@@ -274,7 +274,7 @@ def plot_curve(
     if isinstance(title, str):
         ax.set_title(title)
     elif title:
-        name = _METHOD_NAMES.get(result.method, result.method)
+        name = METHOD_NAMES.get(result.method, result.method)
         queries = f", {queried.size:,} queried ranks" if queried.size else ""
         ax.set_title(f"{name}: {result.annotations:,} annotations{queries} (N = {n:,})")
     ax.grid(True, which="major", alpha=0.3)

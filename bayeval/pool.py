@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayeval._core.score_strata import _CHUNK
-from bayeval.strata.partition import Method, Strata, _check_options, _check_scores, _stratify
+from bayeval._core.score_strata import CHUNK
+from bayeval._validation import check_scores
+from bayeval.strata.partition import Method, Strata, stratify_scores
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,8 +46,8 @@ def _check_predictions(predictions: Any, shape: tuple[int, ...]) -> np.ndarray:
             f"`predictions` must contain 0/1 (or boolean) decisions; got dtype {arr.dtype}."
         )
     out = np.empty(shape, dtype=np.int8)
-    for start in range(0, shape[0], _CHUNK):
-        block = arr[start : start + _CHUNK]
+    for start in range(0, shape[0], CHUNK):
+        block = arr[start : start + CHUNK]
         bad = (block != 0) & (block != 1)
         if bad.any():
             index = (int(np.argwhere(bad)[0, 0]) + start, *np.argwhere(bad)[0, 1:].tolist())
@@ -54,14 +55,14 @@ def _check_predictions(predictions: Any, shape: tuple[int, ...]) -> np.ndarray:
             raise ValueError(
                 f"`predictions` must contain only 0 and 1; entry {where} is {arr[index].item()!r}."
             )
-        out[start : start + _CHUNK] = block
+        out[start : start + CHUNK] = block
     return out
 
 
 def _strictly_increasing(arr: np.ndarray) -> bool:
     """Tell whether ``arr`` is strictly increasing (hence unique), chunk by chunk."""
-    for start in range(0, arr.size - 1, _CHUNK):
-        run = arr[start : start + _CHUNK + 1]
+    for start in range(0, arr.size - 1, CHUNK):
+        run = arr[start : start + CHUNK + 1]
         if not np.all(run[1:] > run[:-1]):
             return False
     return True
@@ -90,8 +91,8 @@ def _check_ids(ids: Any, size: int) -> tuple[np.ndarray, np.ndarray | None]:
     if order is not None:
         if size <= np.iinfo(np.int32).max:
             order = order.astype(np.int32)
-        for s in range(0, size - 1, _CHUNK):
-            idx = order[s : s + _CHUNK + 1]
+        for s in range(0, size - 1, CHUNK):
+            idx = order[s : s + CHUNK + 1]
             run = arr[idx]
             same = np.flatnonzero(run[1:] == run[:-1])
             if same.size:
@@ -170,7 +171,7 @@ class Pool:
         *,
         systems: Sequence[str] | None = None,
     ):
-        arr, lo, hi = _check_scores(scores, "scores", ndim=(1, 2))
+        arr, lo, hi = check_scores(scores, "scores", ndim=(1, 2))
         n_systems = 1 if arr.ndim == 1 else arr.shape[1]
         if predictions is None:
             thr = np.asarray(threshold, dtype=np.float64) if _is_numeric(threshold) else None
@@ -184,8 +185,8 @@ class Pool:
             if arr.ndim == 1 and thr.ndim == 1:
                 thr = thr[0]
             pred = np.empty(arr.shape, dtype=np.int8)
-            for start in range(0, arr.shape[0], _CHUNK):
-                pred[start : start + _CHUNK] = arr[start : start + _CHUNK] >= thr
+            for start in range(0, arr.shape[0], CHUNK):
+                pred[start : start + CHUNK] = arr[start : start + CHUNK] >= thr
             self.threshold = np.broadcast_to(thr, (n_systems,)).copy()
             self.threshold.setflags(write=False)
         else:
@@ -386,6 +387,18 @@ class Pool:
         out = pos.reshape(query.shape)
         return int(out) if query.ndim == 0 else out
 
+    def ids_at(self, positions: Any) -> np.ndarray:
+        """Return the ids of the items at ``positions`` (the inverse of :meth:`positions`).
+
+        Examples
+        --------
+        >>> pool = Pool([0.2, 0.9, 0.4], ids=["a", "b", "c"])
+        >>> pool.ids_at([1, 2]).tolist()
+        ['b', 'c']
+        """
+        positions = np.asarray(positions, dtype=np.int64)
+        return positions if self._ids is None else self._ids[positions]
+
     # -- strata -----------------------------------------------------------------------------
     def stratify(
         self,
@@ -415,10 +428,8 @@ class Pool:
         """
         j = self._system_index(system)
         x = self._scores if self._scores.ndim == 1 else self._scores[:, j]
-        k, n_bins, offset = _check_options(n_strata, method, n_bins, offset)
-        return _stratify(
-            x, float(self._lo[j]), float(self._hi[j]), k, method, n_bins=n_bins, offset=offset
-        )
+        lo, hi = float(self._lo[j]), float(self._hi[j])
+        return stratify_scores(x, lo, hi, n_strata, method, n_bins=n_bins, offset=offset)
 
     def _system_index(self, system: int | str | None) -> int:
         if system is None:

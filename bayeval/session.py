@@ -178,7 +178,7 @@ class Session:
         **sampler_options
             Passed to the sampler; they must be JSON values (or a ``DirichletTree``).
         """
-        from bayeval import __version__
+        from bayeval._version import __version__
         from bayeval.sampling.run import sampler_class
 
         path = Path(path)
@@ -311,7 +311,7 @@ class Session:
     # -- the protocol --------------------------------------------------------------------------
     def ask(self, k: int | None = None) -> np.ndarray:
         """Ask the sampler for ``k`` items; they are recorded before the ids are returned."""
-        self._check_usable()
+        self.check_writable()
         sampler = self.sampler
         ids = sampler.ask(k)
         positions = np.atleast_1d(sampler.pool.positions(ids))
@@ -355,17 +355,17 @@ class Session:
 
     def record(self, ids: Any, labels: Any, annotator: str | None = None) -> int:
         """Do what :meth:`tell` does, and return how many answers were recorded."""
-        self._check_usable()
+        self.check_writable()
         if annotator is not None and not isinstance(annotator, str):
             raise ValueError(f"`annotator` must be a string or None; got {annotator!r}.")
         sampler = self.sampler
-        positions, values = sampler._told(ids, labels)
+        positions, values = sampler.told(ids, labels)
         if self.meta["sampler"] == "stochastic_ais":  # every answer is a draw's label
             first = np.ones(positions.size, bool)
         else:
             if np.unique(positions).size != positions.size:
                 raise ValueError("`ids` must not repeat an item in one tell().")
-            first = np.array([p not in sampler._labels for p in positions.tolist()], bool)
+            first = ~sampler.is_labelled(positions)
         keep = first | np.array(
             [self._changes(p, annotator, y) for p, y in zip(positions, values, strict=True)], bool
         )
@@ -377,7 +377,7 @@ class Session:
             with self._db:  # one transaction: the rows go in only if the sampler accepts them
                 seq = self._event("tell")
                 if first.any():
-                    sampler.tell(sampler._ids(positions[first]), values[first])
+                    sampler.tell(sampler.pool.ids_at(positions[first]), values[first])
                 told = True
                 self._db.executemany(
                     "INSERT INTO answers VALUES (?, ?, ?, ?, ?)",
@@ -394,6 +394,18 @@ class Session:
         self._remember(positions, values, annotator)
         return int(positions.size)
 
+    def question_log(self) -> list[tuple[int, int, int | None, float | None, int, int]]:
+        """Return every question asked, oldest first: the record exports are built from.
+
+        One tuple per question: ``(position, stage, stratum, probability, event, rank)``, the
+        item's pool position, the sampler's stage and stratum (None where it has none), the
+        probability with which it was selected, and the ``ask`` event and the rank within it.
+        """
+        return self._db.execute(
+            "SELECT item, stage, stratum, probability, event, rank FROM questions "
+            "ORDER BY event, rank"
+        ).fetchall()
+
     def answers(self):
         """Return every answer, in order, as a pandas DataFrame.
 
@@ -408,7 +420,7 @@ class Session:
         ).fetchall()
         frame = pd.DataFrame(rows, columns=["position", "label", "annotator", "at"])
         frame["first"] = ~frame["position"].duplicated()
-        frame.insert(0, "id", self.sampler._ids(frame.pop("position").to_numpy(np.int64)))
+        frame.insert(0, "id", self.sampler.pool.ids_at(frame.pop("position").to_numpy(np.int64)))
         return frame
 
     def resolved_labels(self, label_rule: str | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -419,7 +431,7 @@ class Session:
         rule = self._rule(label_rule)
         positions = np.fromiter(self._answers, np.int64, len(self._answers))
         labels = np.array([_resolve(self._answers[p], rule) for p in positions.tolist()], int)
-        return self.sampler._ids(positions), labels
+        return self.sampler.pool.ids_at(positions), labels
 
     def estimate(self, *, label_rule: str | None = None, **options: Any):
         """Return the sampler's estimate, with labels resolved by ``label_rule``.
@@ -437,7 +449,7 @@ class Session:
         sampler = self.sampler
         if changed and self.meta["sampler"] != "stochastic_ais":
             positions, labels = (np.array(v) for v in zip(*changed, strict=True))
-            sampler = sampler.with_labels(sampler._ids(positions), labels)
+            sampler = sampler.with_labels(sampler.pool.ids_at(positions), labels)
         return sampler.estimate(**options)
 
     def labels_count(self) -> int:
@@ -606,7 +618,8 @@ class Session:
         for p, y in zip(positions.tolist(), values.tolist(), strict=True):
             self._answers.setdefault(p, []).append((annotator, y))
 
-    def _check_usable(self) -> None:
+    def check_writable(self) -> None:
+        """Raise ``RuntimeError`` unless the session can record answers (open, not broken)."""
         if self.read_only:
             raise RuntimeError(
                 f"{self.path} is open read-only; open it with Session.open(path) to label."
@@ -640,21 +653,19 @@ class Session:
                 ).fetchall()
                 items = np.array([r[0] for r in rows], dtype=np.int64)
                 labels = np.array([r[1] for r in rows], dtype=np.int64)
-                first = np.array(
-                    [
-                        self.meta["sampler"] == "stochastic_ais" or p not in self.sampler._labels
-                        for p in items.tolist()
-                    ],
-                    bool,
+                first = (
+                    np.ones(items.size, bool)
+                    if self.meta["sampler"] == "stochastic_ais"
+                    else ~self.sampler.is_labelled(items)
                 )
                 if first.any():
-                    self.sampler.tell(self.sampler._ids(items[first]), labels[first])
+                    self.sampler.tell(self.sampler.pool.ids_at(items[first]), labels[first])
                 for p, y, who in rows:
                     self._answers.setdefault(p, []).append((who, y))
 
 
 def _rng_state(sampler: Any) -> str:
-    return json.dumps(sampler._rng.bit_generator.state, sort_keys=True)
+    return json.dumps(sampler.random_state, sort_keys=True)
 
 
 def _resolve(answers: list[tuple[str | None, int]], rule: str) -> int:
@@ -702,17 +713,18 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 def _rebuild(meta: dict, arrays: dict) -> Any:
-    import bayeval as be
+    from bayeval import measures
+    from bayeval.pool import Pool
     from bayeval.sampling.run import sampler_class
 
     ids = arrays["ids"]
-    pool = be.Pool(
+    pool = Pool(
         arrays["scores"],
         predictions=arrays["predictions"],
         ids=None if ids.size == 0 else ids,
         systems=json.loads(meta.get("systems", "null")),
     )
-    measure = _decode_dataclass(json.loads(meta["measure"]), be.measures)
+    measure = _decode_dataclass(json.loads(meta["measure"]), measures)
     options = _decode_options(json.loads(meta["options"]))
     return sampler_class(meta["sampler"])(pool, measure, rng=int(meta["seed"]), **options)
 

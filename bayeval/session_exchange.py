@@ -155,7 +155,7 @@ def export_pending(session: Any, path: Any, format: str | None = None, data: Any
     questions = _pending_questions(session)
     pool = session.sampler.pool
     positions = np.array([q[0] for q in questions], dtype=np.int64)
-    ids = _to_python(session.sampler._ids(positions))
+    ids = _to_python(session.sampler.pool.ids_at(positions))
     pool_columns = _pool_columns(pool, positions)
     extra = _data_columns(data, ids, (*_FIELDS, "bayeval_id", *pool_columns))
     rows = []
@@ -201,10 +201,7 @@ def _pending_questions(session: Any) -> list[tuple[int, int, int | None, float |
     waiting: dict[int, int] = {}
     for p in pending:
         waiting[p] = waiting.get(p, 0) + 1
-    rows = session._db.execute(
-        "SELECT item, stage, stratum, probability, event, rank FROM questions "
-        "ORDER BY event DESC, rank DESC"
-    ).fetchall()
+    rows = session.question_log()[::-1]
     chosen = []
     for item, stage, stratum, probability, event, rank in rows:  # latest first
         if waiting.get(item, 0) > 0:
@@ -327,7 +324,7 @@ def import_answers(
         raise ValueError(f"`annotator` must be a string or None; got {annotator!r}.")
     if choices is not None and fmt != "label-studio":
         raise ValueError(f"`choices` applies to Label Studio files only; {path} is {fmt}.")
-    session._check_usable()
+    session.check_writable()
     if not path.is_file():
         raise ValueError(f"`path` must be an existing file; {path} does not exist.")
     if fmt == "csv":
@@ -485,7 +482,6 @@ def _checked(session: Any, path: Path, answers: list[_Answer]):
     waiting: dict[int, int] = {}  # pending questions (draws, for stochastic_ais) per position
     for p in np.atleast_1d(pool.positions(session.pending)).tolist():
         waiting[p] = waiting.get(p, 0) + 1
-    labelled = sampler._labels
     seen: dict[tuple[int, str | None], _Answer] = {}
     groups: dict[str | None, tuple[list, list]] = {}
     for answer in answers:
@@ -499,7 +495,7 @@ def _checked(session: Any, path: Path, answers: list[_Answer]):
                 )
             waiting[p] -= 1
         else:
-            if p not in waiting and p not in labelled:
+            if p not in waiting and not sampler.is_labelled(p)[0]:
                 raise ValueError(
                     f"{path}, {answer.where}: id {answer.id!r} was never asked (it is neither "
                     "pending nor labelled); only asked items can be answered."
@@ -517,7 +513,7 @@ def _checked(session: Any, path: Path, answers: list[_Answer]):
         ids.append(p)
         labels.append(answer.label)
     return {
-        who: (sampler._ids(np.array(ids, dtype=np.int64)), np.array(labels, dtype=np.int8))
+        who: (pool.ids_at(np.array(ids, dtype=np.int64)), np.array(labels, dtype=np.int8))
         for who, (ids, labels) in groups.items()
     }, len(answers)
 

@@ -21,6 +21,8 @@ Run from the repository root::
     .venv/bin/python benchmarks/honesty.py --quick                # smoke test, writes nothing
     .venv/bin/python benchmarks/honesty.py --timing-only          # costs, printed
     .venv/bin/python benchmarks/honesty.py --show benchmarks/results/honesty.json
+    .venv/bin/python benchmarks/honesty.py --pools shuttle --output shuttle.json  # pool by pool
+    .venv/bin/python benchmarks/honesty.py --show shuttle.json separated.json      # merged
 
 Results go to ``benchmarks/results/honesty.json`` (``--output``) and are printed as Markdown.
 """
@@ -139,12 +141,14 @@ def main(argv=None) -> None:
     parser.add_argument("--size", type=int, default=None, help="items of the synthetic pools")
     parser.add_argument("--output", type=Path, default=OUTPUT)
     parser.add_argument("--quick", action="store_true", help="tiny run, writes nothing")
-    parser.add_argument("--show", type=Path, help="print the tables of a results file")
+    parser.add_argument(
+        "--show", type=Path, nargs="+", help="print the tables of results files (one per pool)"
+    )
     parser.add_argument("--timing-only", action="store_true", help="only the timing section")
     args = parser.parse_args(argv)
     if args.show:
-        saved = json.loads(args.show.read_text())
-        print(tables(pd.DataFrame(saved["cells"])))
+        cells = [cell for path in args.show for cell in json.loads(path.read_text())["cells"]]
+        print(tables(pd.DataFrame(cells)))
         return
     if args.timing_only:
         print(json.dumps({"machine": machine_info(), "timing": timing()}, indent=1))

@@ -9,6 +9,14 @@ runner = CliRunner()
 WEBBER = ["--retrieved", "2000,100,50", "--unretrieved", "100000,100,3"]
 
 
+def test_version():
+    from bayeval._version import __version__
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.output.strip() == f"bayeval {__version__}"
+
+
 def test_interval_table():
     result = runner.invoke(
         app,

@@ -21,3 +21,21 @@ def test_lazy_submodules():
     assert be.datasets.load_febrl_pairs is not None
     assert be.models.sample_segment_yields is not None
     assert be.intervals.recall_estimator_distribution is not None
+
+
+def test_tab_completion_lists_the_lazy_subpackages_and_entry_points():
+    import bayeval as be
+
+    names = dir(be)
+    for name in ("curves", "models", "sampling", "session", "evaluate", "Run", "Session", "Pool"):
+        assert name in names
+    assert all(hasattr(be, name) for name in names if not name.startswith("_"))
+
+
+def test_the_version_is_one_string_in_one_place():
+    from importlib.metadata import version
+
+    import bayeval as be
+    from bayeval._version import __version__
+
+    assert be.__version__ == __version__ == version("bayeval")

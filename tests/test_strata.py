@@ -18,7 +18,7 @@ SETTINGS = settings(
 
 
 TINY = {
-    "_CHUNK": 7,
+    "CHUNK": 7,
     "_FIRST_BINS": 8,
     "_SELECT_BINS": 4,
     "_LOOKUP_CELLS": 4,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["naive_binomial_moments", "normal_recall_moments"]
+__all__ = ["clip_covariance", "naive_binomial_moments", "normal_recall_moments"]
 
 
 def _segment_sums(values: np.ndarray, retrieved: np.ndarray) -> tuple[float, float]:
@@ -86,3 +86,22 @@ def naive_binomial_moments(N, n, r, retrieved) -> tuple[float, float]:
     if positives == 0 or not np.isfinite(centre):
         return centre, 0.0
     return centre, float(np.sqrt(centre * (1 - centre) / positives))
+
+
+def clip_covariance(matrix: np.ndarray) -> np.ndarray:
+    """Symmetrise a covariance and clip its negative eigenvalues.
+
+    A plug-in estimate (the samplers' ``q_N``) and round-off can make eigenvalues slightly
+    negative. Rows and columns of undefined outputs (NaN) are kept as they are; the rest is
+    clipped on its own.
+    """
+    matrix = (matrix + matrix.T) / 2
+    ok = np.isfinite(np.diag(matrix))
+    if not np.isfinite(matrix[np.ix_(ok, ok)]).all():
+        return matrix
+    vals, vecs = np.linalg.eigh(matrix[np.ix_(ok, ok)])
+    out = matrix.copy()
+    clipped = (vecs * np.maximum(vals, 0.0)) @ vecs.T
+    np.fill_diagonal(clipped, np.maximum(np.diag(clipped), 0.0))  # round-off: -1e-34
+    out[np.ix_(ok, ok)] = clipped
+    return out

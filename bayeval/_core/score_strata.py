@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 #: Items processed per step of every pass over the scores (bounds the temporary memory).
-_CHUNK = 1 << 19
+CHUNK = 1 << 19
 #: Bins of the first round (equal-width scores) and of each later round (equal-width float
 #: keys) of the exact order-statistic search.
 _FIRST_BINS = 1 << 16
@@ -30,7 +30,7 @@ def _id_dtype(n: int) -> np.dtype:
 
 def _chunk(x: np.ndarray, start: int) -> np.ndarray:
     """Return one chunk of ``x`` as contiguous float64 (a copy only when needed)."""
-    return np.ascontiguousarray(x[start : start + _CHUNK], dtype=np.float64)
+    return np.ascontiguousarray(x[start : start + CHUNK], dtype=np.float64)
 
 
 # -- exact order statistics in bounded memory --------------------------------------------------
@@ -147,7 +147,7 @@ def _order_statistics(x: np.ndarray, ranks: np.ndarray, lo: float, hi: float):
     while pending.size:
         size = level.n_tasks * level.bins
         counts = np.zeros(size, dtype=np.int64)
-        for start in range(0, n, _CHUNK):
+        for start in range(0, n, CHUNK):
             _, codes = _descend(_chunk(x, start), levels, level)
             counts += np.bincount(codes, minlength=size)
         cum = counts.reshape(-1, level.bins).cumsum(axis=1) + level.below[:, None]
@@ -164,7 +164,7 @@ def _order_statistics(x: np.ndarray, ranks: np.ndarray, lo: float, hi: float):
         key_min = np.full(size, np.iinfo(np.int64).max)
         key_max = np.full(size, np.iinfo(np.int64).min)
         got_vals, got_codes = [], []
-        for start in range(0, n, _CHUNK):
+        for start in range(0, n, CHUNK):
             c, codes = _descend(_chunk(x, start), levels, level)
             st = state[codes]
             pick = st == 1
@@ -214,11 +214,11 @@ def _order_statistics(x: np.ndarray, ranks: np.ndarray, lo: float, hi: float):
 
 
 # -- boundaries --------------------------------------------------------------------------------
-def _edges_equal_width(lo: float, hi: float, k: int) -> np.ndarray:
+def edges_equal_width(lo: float, hi: float, k: int) -> np.ndarray:
     return _lerp(lo, hi, k)
 
 
-def _edges_geometric(lo: float, hi: float, k: int, offset: float | None) -> np.ndarray:
+def edges_geometric(lo: float, hi: float, k: int, offset: float | None) -> np.ndarray:
     if offset is None:
         offset = 0.0 if lo > 0 else 1.0 - lo
         if not lo + offset > 0:  # |lo| so large that the 1 is lost to rounding
@@ -238,7 +238,7 @@ def _edges_geometric(lo: float, hi: float, k: int, offset: float | None) -> np.n
     return a ** (1.0 - t) * b**t - offset
 
 
-def _edges_csf(x: np.ndarray, lo: float, hi: float, k: int, n_bins: int) -> np.ndarray:
+def edges_csf(x: np.ndarray, lo: float, hi: float, k: int, n_bins: int) -> np.ndarray:
     hist_edges = _lerp(lo, hi, n_bins)
     counts = _count(x, hist_edges)
     # cum[i]: cumulative sqrt(frequency) of the histogram bins left of hist_edges[i].
@@ -252,7 +252,7 @@ def _edges_csf(x: np.ndarray, lo: float, hi: float, k: int, n_bins: int) -> np.n
     return np.concatenate([[lo], hist_edges[nearest], [hi]])
 
 
-def _edges_quantile(x: np.ndarray, lo: float, hi: float, k: int) -> np.ndarray:
+def edges_quantile(x: np.ndarray, lo: float, hi: float, k: int) -> np.ndarray:
     n = x.size
     targets = np.unique([j * n // k for j in range(1, k)]).astype(np.int64)
     targets = targets[targets > 0]
@@ -321,18 +321,18 @@ def _count(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """Return the number of scores in each interval ``[edges[k], edges[k + 1])``."""
     locate = _Locator(edges)
     counts = np.zeros(locate.n, dtype=np.int64)
-    for start in range(0, x.size, _CHUNK):
+    for start in range(0, x.size, CHUNK):
         counts += np.bincount(locate(_chunk(x, start)), minlength=locate.n)
     return counts
 
 
-def _assign(x: np.ndarray, edges: np.ndarray):
+def assign(x: np.ndarray, edges: np.ndarray):
     """Return ``(ids, sizes, sums)`` for ``edges[k] <= s < edges[k + 1]`` (last stratum closed)."""
     locate = _Locator(edges)
     ids = np.empty(x.size, dtype=_id_dtype(locate.n))
     sizes = np.zeros(locate.n, dtype=np.int64)
     sums = np.zeros(locate.n)
-    for start in range(0, x.size, _CHUNK):
+    for start in range(0, x.size, CHUNK):
         c = _chunk(x, start)
         s = locate(c)
         ids[start : start + c.size] = s
@@ -341,14 +341,14 @@ def _assign(x: np.ndarray, edges: np.ndarray):
     return ids, sizes, sums
 
 
-def _merge_empty(ids, edges, sizes, sums):
+def merge_empty(ids, edges, sizes, sums):
     """Merge each empty stratum into its non-empty neighbour below (the first one: above)."""
     keep = sizes > 0
     if keep.all():
         return ids, edges, sizes, sums
     new_id = (np.cumsum(keep) - 1).clip(min=0).astype(ids.dtype)
-    for start in range(0, ids.size, _CHUNK):
-        block = ids[start : start + _CHUNK]
+    for start in range(0, ids.size, CHUNK):
+        block = ids[start : start + CHUNK]
         block[...] = new_id[block]
     lower = edges[:-1][keep]
     lower[0] = edges[0]

@@ -18,10 +18,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bayeval._validation import check_rng
-from bayeval.curves.envelope import _as_points, _lines, bounds, height, ratio_range
-from bayeval.curves.planning import _stratum_samples, adastrat_sample_size, plan_adastrat
-from bayeval.curves.random_baseline import _sample_without_replacement
-from bayeval.curves.result import CurveResult, _build, _start
+from bayeval.curves.envelope import as_points, bounds, height, line_pieces, ratio_range
+from bayeval.curves.planning import adastrat_sample_size, plan_adastrat, stratum_samples
+from bayeval.curves.random_baseline import sample_without_replacement
+from bayeval.curves.result import CurveResult, build_result, label_prefix
 from bayeval.oracles import Oracle
 
 __all__ = ["AdaStratResult", "adastrat"]
@@ -49,7 +49,7 @@ class _Strata:
     def top_up(self, s: int) -> None:
         """Raise every stratum's sample to ``min(size, ceil(size s / end))`` (Section 4.3)."""
         ends = np.asarray(self.bounds, dtype=np.int64)
-        target = _stratum_samples(ends, s)
+        target = stratum_samples(ends, s)
         lo, hi = ends[:-1], ends[1:]
         first = np.searchsorted(self.positions, lo)
         have = np.searchsorted(self.positions, hi) - first
@@ -57,7 +57,7 @@ class _Strata:
         for i in np.flatnonzero(target > have):
             taken = self.positions[first[i] : first[i] + have[i]] - lo[i]
             free = int(hi[i] - lo[i]) - taken.size
-            t = _sample_without_replacement(self.gen, free, int(target[i] - have[i]))
+            t = sample_without_replacement(self.gen, free, int(target[i] - have[i]))
             # the t-th unsampled offset is t plus the number of sampled offsets at or below it
             shift = np.searchsorted(taken - np.arange(taken.size), t, side="right")
             drawn.append(lo[i] + t + shift)
@@ -211,10 +211,10 @@ def adastrat(
     )  # fmt: skip
     gen = check_rng(rng)
     n, l_tilde = plan.n_items, plan.l_tilde
-    before, prefix_positions, prefix_labels = _start(oracle, plan, l_tilde)
+    before, prefix_positions, prefix_labels = label_prefix(oracle, plan, l_tilde)
     if plan.max_queries == 0:  # a census
         empty = np.empty(0)
-        return _build(
+        return build_result(
             method="adastrat", plan=plan, oracle=oracle, before=before,
             positions=[prefix_positions], labels=[prefix_labels], prefix_labels=prefix_labels,
             corners=np.empty(0, np.int64), estimate=empty, lower=empty, upper=empty,
@@ -259,7 +259,7 @@ def adastrat(
     ends, yields = points
     extra = _extra(plan, ends, yields)
     extra["crossing"] = _crossing(plan, ends, extra)
-    return _build(
+    return build_result(
         method="adastrat",
         plan=plan,
         oracle=oracle,
@@ -393,7 +393,7 @@ class AdaStratResult(CurveResult):
         if e >= n - 1:
             return np.empty(0, np.int64), np.empty(0)
         yields = self.yield_low if which == "lower" else self.yield_high
-        y, big_y, k = _as_points(self.corners, yields, self.m)
+        y, big_y, k = as_points(self.corners, yields, self.m)
         count = int(math.ceil(math.log((n - 1) / (e + 1)) / math.log(ratio))) + 2
         grid = np.unique(np.geomspace(e + 1, n - 1, count).astype(np.int64))
         cuts = np.concatenate([y + 1, y + k + 1, y + self.m + 1, y - self.m, y - k, y])
@@ -402,7 +402,7 @@ class AdaStratResult(CurveResult):
         values = []
         for v in (starts, ends):
             col = v.astype(np.float64).reshape(-1, 1)
-            ub_a, ub_b, lb_a, lb_b = _lines(col, y, big_y, k, *self._gaps)
+            ub_a, ub_b, lb_a, lb_b = line_pieces(col, y, big_y, k, *self._gaps)
             values.append(lb_a / col + lb_b if which == "lower" else ub_a / col + ub_b)
         if which == "lower":
             step = np.max(np.minimum(*values), axis=1, initial=0.0)

@@ -25,7 +25,8 @@ import numpy as np
 __all__ = ["bounds", "height", "ratio_range"]
 
 
-def _as_points(y, yields, m: int):
+def as_points(y, yields, m: int):
+    """Return the points ``(y, Y, k)`` as float arrays, ``k = floor(m Y / y)`` exactly."""
     y = np.asarray(y, dtype=np.float64).reshape(-1)
     big_y = np.asarray(yields, dtype=np.float64).reshape(-1)
     # k = floor(m p(y)): computed so that integer yields give the exact integer
@@ -34,7 +35,7 @@ def _as_points(y, yields, m: int):
     return y, big_y, k
 
 
-def _lines(v, y, big_y, k, m: int, r_tilde: int, n_items: float):
+def line_pieces(v, y, big_y, k, m: int, r_tilde: int, n_items: float):
     """Coefficients ``(A, B)`` of the pieces ``A / v + B`` of ``ub`` and ``lb`` at ranks ``v``.
 
     ``v`` has shape ``(R, 1)``, the points shape ``(K,)``; results have shape ``(R, K)``. The
@@ -92,9 +93,9 @@ def bounds(
     ([0.6, 0.6, 0.5714, 0.5], [0.6667, 0.6, 0.619, 0.6])
     """
     v = np.asarray(ranks, dtype=np.float64)
-    y, big_y, k = _as_points(y, yields, m)
+    y, big_y, k = as_points(y, yields, m)
     flat = v.reshape(-1, 1)
-    ub_a, ub_b, lb_a, lb_b = _lines(flat, y, big_y, k, m, r_tilde, n_items)
+    ub_a, ub_b, lb_a, lb_b = line_pieces(flat, y, big_y, k, m, r_tilde, n_items)
     ub = np.minimum(1.0, np.min(ub_a / flat + ub_b, axis=1, initial=1.0))
     lb = np.maximum(0.0, np.max(lb_a / flat + lb_b, axis=1, initial=0.0))
     return lb.reshape(v.shape), ub.reshape(v.shape)
@@ -190,14 +191,14 @@ def ratio_range(
     >>> ratio_range(100, 200, y=[100, 200], yields=[60, 110], m=10)   # max at rank 106
     (1.0, 1.1)
     """
-    y_lb, big_lb, k_lb = _as_points(y, yields, m)
-    y_ub, big_ub, k_ub = _as_points(y, yields if upper_yields is None else upper_yields, m)
+    y_lb, big_lb, k_lb = as_points(y, yields, m)
+    y_ub, big_ub, k_ub = as_points(y, yields if upper_yields is None else upper_yields, m)
     starts = np.concatenate([_breaks(y_lb, k_lb, m), _breaks(y_ub, k_ub, m)])
     starts = np.unique(np.concatenate([[low], starts[(starts > low) & (starts <= high)]]))
     ends = np.append(starts[1:] - 1, high)
     at = starts.reshape(-1, 1)
-    a_ub, b_ub, _, _ = _lines(at, y_ub, big_ub, k_ub, m, r_tilde, n_items)
-    _, _, a_lb, b_lb = _lines(at, y_lb, big_lb, k_lb, m, r_tilde, n_items)
+    a_ub, b_ub, _, _ = line_pieces(at, y_ub, big_ub, k_ub, m, r_tilde, n_items)
+    _, _, a_lb, b_lb = line_pieces(at, y_lb, big_lb, k_lb, m, r_tilde, n_items)
     candidates = [starts, ends]
     for i, (a, b) in enumerate(zip(starts, ends, strict=True)):
         if b - a < 2:

@@ -6,8 +6,8 @@ import numpy as np
 
 from bayeval._validation import check_rng
 from bayeval.curves.planning import plan_logstrat
-from bayeval.curves.random_baseline import _sample_without_replacement
-from bayeval.curves.result import CurveResult, _build, _start
+from bayeval.curves.random_baseline import sample_without_replacement
+from bayeval.curves.result import CurveResult, build_result, label_prefix
 from bayeval.oracles import Oracle
 
 __all__ = ["logstrat"]
@@ -104,13 +104,13 @@ def logstrat(
     gen = check_rng(rng)
     eps, b = plan.epsilon, plan.beta
 
-    before, prefix_positions, prefix_labels = _start(oracle, plan, plan.g_ell)
+    before, prefix_positions, prefix_labels = label_prefix(oracle, plan, plan.g_ell)
     positions, labels = [prefix_positions], [prefix_labels]
 
     points = plan.points
     if points.size == 0:  # g_ell > N: the whole list is annotated
         empty = np.empty(0)
-        return _build(
+        return build_result(
             method="logstrat", plan=plan, oracle=oracle, before=before, positions=positions,
             labels=labels, prefix_labels=prefix_labels, corners=np.empty(0, np.int64),
             estimate=empty, lower=empty, upper=empty, guarantee=_GUARANTEE,
@@ -121,7 +121,7 @@ def logstrat(
     if sizes.size:
         # stratum k covers ranks points[k] + 1 .. points[k + 1], i.e. positions points[k] ..
         drawn = [
-            int(start) + _sample_without_replacement(gen, int(size), int(k))
+            int(start) + sample_without_replacement(gen, int(size), int(k))
             for start, size, k in zip(points[:-1], sizes, n_samples, strict=True)
         ]
         sample_positions = np.concatenate(drawn)
@@ -139,7 +139,7 @@ def logstrat(
     low_factor = np.full(points.size, b * (1.0 + eps))
     high_factor = np.full(points.size, (1.0 + eps) / (2.0 - b) if b < 2.0 else np.inf)
     low_factor[0] = high_factor[0] = 1.0 + eps
-    return _build(
+    return build_result(
         method="logstrat",
         plan=plan,
         oracle=oracle,

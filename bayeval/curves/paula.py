@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bayeval.curves.planning import plan_paula
-from bayeval.curves.result import CurveResult, _build, _start
+from bayeval.curves.result import CurveResult, build_result, label_prefix
 from bayeval.oracles import Oracle
 
 __all__ = ["paula"]
@@ -96,13 +96,13 @@ def paula(
     plan = plan_paula(n_items, epsilon=epsilon, window=window, r_tilde=r_tilde)
     eps, delta_w = plan.epsilon, plan.window
 
-    before, prefix_positions, prefix_labels = _start(oracle, plan, plan.g_ell)
+    before, prefix_positions, prefix_labels = label_prefix(oracle, plan, plan.g_ell)
     positions, labels = [prefix_positions], [prefix_labels]
 
     points = plan.points
     if points.size == 0:  # g_ell > N: the whole list is annotated
         empty = np.empty(0)
-        return _build(
+        return build_result(
             method="paula", plan=plan, oracle=oracle, before=before, positions=positions,
             labels=labels, prefix_labels=prefix_labels, corners=np.empty(0, np.int64),
             estimate=empty, lower=empty, upper=empty, guarantee=_GUARANTEE,
@@ -130,7 +130,7 @@ def paula(
     q_minus = y_minus / (delta_w * points.astype(np.float64))
     q_plus = y_plus / (delta_w * points.astype(np.float64))
 
-    return _build(
+    return build_result(
         method="paula",
         plan=plan,
         oracle=oracle,

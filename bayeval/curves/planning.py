@@ -564,7 +564,7 @@ def _geometry_of(n: int, epsilon: float, r_tilde: int) -> dict[str, Any]:
     }
 
 
-def _stratum_samples(points: np.ndarray, s: int) -> np.ndarray:
+def stratum_samples(points: np.ndarray, s: int) -> np.ndarray:
     """``min(size_k, ceil(size_k * s / g_k))`` for the strata ``(points[k-1], points[k]]``."""
     upper = points[1:]
     sizes = upper - points[:-1]
@@ -683,7 +683,7 @@ def plan_logstrat(
     else:
         s_real, s = 0.0, 0
     per_query = eps / (1.0 + eps) * s_real
-    samples = _stratum_samples(points, s)
+    samples = stratum_samples(points, s)
     prefix = min(geo["g_ell"], n)
     return LogStratPlan(
         n_items=n,

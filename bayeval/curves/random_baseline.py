@@ -8,13 +8,13 @@ import numpy as np
 
 from bayeval._validation import check_rng
 from bayeval.curves.planning import plan_random
-from bayeval.curves.result import CurveResult, _build, _start
+from bayeval.curves.result import CurveResult, build_result, label_prefix
 from bayeval.oracles import Oracle
 
 __all__ = ["random_baseline"]
 
 
-def _sample_without_replacement(rng: np.random.Generator, n_pop: int, k: int) -> np.ndarray:
+def sample_without_replacement(rng: np.random.Generator, n_pop: int, k: int) -> np.ndarray:
     """``k`` distinct integers drawn uniformly from ``0..n_pop-1``, in O(k) memory.
 
     For ``k >= n_pop / 4`` a permutation of the population (at most ``4 k`` entries) is cut;
@@ -114,8 +114,8 @@ def random_baseline(
     plan = plan_random(n_items, alpha=alpha, p_min=p_min, delta=delta, n_samples=n_samples)
     gen = check_rng(rng)
     n = plan.n_items
-    before, prefix_positions, prefix_labels = _start(oracle, plan, plan.n_prefix)
-    samples = np.sort(_sample_without_replacement(gen, n, plan.n_samples))
+    before, prefix_positions, prefix_labels = label_prefix(oracle, plan, plan.n_prefix)
+    samples = np.sort(sample_without_replacement(gen, n, plan.n_samples))
     sample_labels = oracle.label(samples)
     positions, labels = [prefix_positions, samples], [prefix_labels, sample_labels]
 
@@ -136,7 +136,7 @@ def random_baseline(
         lower = np.where(z > 0, estimate / (1.0 + rel), 0.0)
         upper = np.where((z > 0) & (rel < 1.0), estimate / np.maximum(1.0 - rel, 1e-300), 1.0)
 
-    return _build(
+    return build_result(
         method="random",
         plan=plan,
         oracle=oracle,

@@ -35,7 +35,7 @@ def _check_oracle(oracle: Any, n_items: int) -> Oracle:
     return oracle
 
 
-def _start(oracle: Any, plan: CurvePlan, n_prefix: int) -> tuple[int, np.ndarray, np.ndarray]:
+def label_prefix(oracle: Any, plan: CurvePlan, n_prefix: int) -> tuple[int, np.ndarray, np.ndarray]:
     """Check the oracle and label the exact prefix ``0 .. n_prefix - 1``.
 
     Returns the oracle's annotation count before the run, the prefix positions and labels.
@@ -279,7 +279,7 @@ class CurveResult:
         )
 
 
-def _build(
+def build_result(
     *,
     method: str,
     plan: CurvePlan,

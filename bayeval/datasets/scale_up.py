@@ -12,13 +12,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bayeval._core.philox import position_uniforms
-from bayeval._validation import check_int
-from bayeval.oracles import (
-    CallableOracle,
-    _as_binary_labels,
-    _check_positions,
-    _derive_key,
-)
+from bayeval._validation import check_int, check_labels, check_positions, philox_key
+from bayeval.oracles import CallableOracle
 
 __all__ = ["ScaledList", "scale_up"]
 
@@ -100,7 +95,7 @@ class ScaledList:
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(f"`probabilities` must lie in [0, 1]; entry {i} is {q[i].item()!r}.")
         self._factor = check_int(factor, "factor", minimum=1)
-        self._key = _derive_key(rng)
+        self._key = philox_key(rng)
         q = q.copy()
         q.flags.writeable = False
         self._q = q
@@ -143,7 +138,7 @@ class ScaledList:
         numpy.ndarray of bool
             Labels with the shape of ``positions``; the same on every call.
         """
-        pos = _check_positions(positions, self._n_items)
+        pos = check_positions(positions, self._n_items)
         return self._labels_at(pos.reshape(-1)).reshape(pos.shape)
 
     def _labels_at(self, flat: np.ndarray) -> np.ndarray:
@@ -197,7 +192,7 @@ class ScaledList:
         binomial noise of standard deviation ``sqrt(sum_{k<r} q(1 - q)) / r``.
         """
         arr = np.asarray(ranks)
-        flat = _check_positions(arr.reshape(-1), None, name="ranks")
+        flat = check_positions(arr.reshape(-1), None, name="ranks")
         if flat.size and (flat.min() < 1 or flat.max() > self._n_items):
             i = int(np.flatnonzero((flat < 1) | (flat > self._n_items))[0])
             raise ValueError(
@@ -267,7 +262,7 @@ def window_average(labels: ArrayLike, window: int = 100) -> np.ndarray:
     >>> window_average([1, 1, 0, 0, 1], window=3)
     array([1.        , 0.66666667, 0.33333333, 0.33333333, 0.5       ])
     """
-    v = _as_binary_labels(labels, "labels")
+    v = check_labels(labels, "labels")
     if v.size == 0:
         raise ValueError("`labels` must contain at least one label; got an empty sequence.")
     window = check_int(window, "window", minimum=1)

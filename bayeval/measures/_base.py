@@ -15,7 +15,7 @@ __all__ = ["Measure"]
 # --------------------------------------------------------------------------- validation
 
 
-def _where(bad: np.ndarray) -> Any:
+def first_index(bad: np.ndarray) -> Any:
     """Return the index of the first True entry of ``bad``: an int for 1-d, else a tuple."""
     idx = tuple(int(i) for i in np.argwhere(bad)[0])
     return idx[0] if len(idx) == 1 else idx
@@ -39,12 +39,12 @@ def _check_values(values: Any, name: str, kind: str) -> np.ndarray:
     arr = _numeric(values, name)
     nan = np.isnan(arr)
     if nan.any():
-        raise ValueError(f"`{name}` must not contain NaN; entry {_where(nan)} is NaN.")
+        raise ValueError(f"`{name}` must not contain NaN; entry {first_index(nan)} is NaN.")
     if kind == "score":
         return arr
     bad = ~np.isfinite(arr)
     if bad.any():
-        i = _where(bad)
+        i = first_index(bad)
         raise ValueError(f"`{name}` must be finite; entry {i} is {arr[i].item()!r}.")
     if kind == "binary":
         bad = (arr != 0) & (arr != 1)
@@ -55,7 +55,7 @@ def _check_values(values: Any, name: str, kind: str) -> np.ndarray:
     else:
         return arr
     if bad.any():
-        i = _where(bad)
+        i = first_index(bad)
         raise ValueError(f"`{name}` must contain {allowed}; entry {i} is {arr[i].item()!r}.")
     return arr
 
@@ -68,7 +68,7 @@ _OUTPUT_DESCRIPTIONS = {
 }
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """Return ``num / den``, NaN where ``den`` is zero (the caller holds an ``np.errstate``)."""
     return np.where(den == 0, np.nan, num / den)
 

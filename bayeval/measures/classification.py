@@ -7,7 +7,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from bayeval.measures._base import Measure, _ratio
+from bayeval.measures._base import Measure, ratio
 
 __all__ = [
     "Accuracy",
@@ -119,7 +119,7 @@ class _RatioMeasure(Measure):
         return np.stack([y * x, self._second(y, x)], axis=-1)
 
     def _g(self, R):
-        return _ratio(R[..., 0], R[..., 1])[..., None]
+        return ratio(R[..., 0], R[..., 1])[..., None]
 
     def _jacobian(self, R):
         r1, r2 = R[..., 0], R[..., 1]
@@ -238,7 +238,7 @@ class MatthewsCorrelation(_ConfusionMeasure):
         r1, r2, r3 = R[..., 0], R[..., 1], R[..., 2]
         fp, fn = r3 - r1, r2 - r1
         num = r1 * ((1 - r2) - fp) - fp * fn
-        return _ratio(num, np.sqrt((r2 * (1 - r2)) * (r3 * (1 - r3))))[..., None]
+        return ratio(num, np.sqrt((r2 * (1 - r2)) * (r3 * (1 - r3))))[..., None]
 
     def _jacobian(self, R):
         r1, r2, r3 = R[..., 0], R[..., 1], R[..., 2]
@@ -269,7 +269,7 @@ class FowlkesMallows(_ConfusionMeasure):
 
     def _g(self, R):
         r1, r2, r3 = R[..., 0], R[..., 1], R[..., 2]
-        return _ratio(r1, np.sqrt(r2 * r3))[..., None]
+        return ratio(r1, np.sqrt(r2 * r3))[..., None]
 
     def _jacobian(self, R):
         r1, r2, r3 = R[..., 0], R[..., 1], R[..., 2]

@@ -7,7 +7,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from bayeval.measures._base import Measure, _ratio, _where
+from bayeval.measures._base import Measure, first_index, ratio
 
 __all__ = ["PrecisionRecallCurve"]
 
@@ -69,10 +69,10 @@ class PrecisionRecallCurve(Measure):
         if t.ndim != 1 or t.size == 0:
             raise ValueError(f"`thresholds` must be a non-empty 1-d sequence; got shape {t.shape}.")
         if not np.isfinite(t).all():
-            i = _where(~np.isfinite(t))
+            i = first_index(~np.isfinite(t))
             raise ValueError(f"`thresholds` must be finite; entry {i} is {float(t[i])!r}.")
         if t.size > 1 and not (np.diff(t) > 0).all():
-            i = _where(np.diff(t) <= 0) + 1
+            i = first_index(np.diff(t) <= 0) + 1
             raise ValueError(
                 f"`thresholds` must be strictly increasing; entry {i} ({float(t[i])!r}) does not "
                 f"exceed entry {i - 1} ({float(t[i - 1])!r})."
@@ -98,7 +98,7 @@ class PrecisionRecallCurve(Measure):
     def _g(self, R):
         L = len(self.thresholds)
         predicted, true_pos, positives = R[..., :L], R[..., L : 2 * L], R[..., 2 * L :]
-        return np.concatenate([_ratio(true_pos, predicted), _ratio(true_pos, positives)], axis=-1)
+        return np.concatenate([ratio(true_pos, predicted), ratio(true_pos, positives)], axis=-1)
 
     def _jacobian(self, R):
         L = len(self.thresholds)

@@ -7,7 +7,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from bayeval.measures._base import Measure, _ratio
+from bayeval.measures._base import Measure, ratio
 
 __all__ = ["MeanAbsoluteError", "MeanSquaredError", "RSquared"]
 
@@ -108,7 +108,7 @@ class RSquared(_RegressionMeasure):
 
     def _g(self, R):
         r1, r2, r3 = R[..., 0], R[..., 1], R[..., 2]
-        return (1 - _ratio(r3, r2 - r1**2))[..., None]
+        return (1 - ratio(r3, r2 - r1**2))[..., None]
 
     def _jacobian(self, R):
         r1, r2, r3 = R[..., 0], R[..., 1], R[..., 2]

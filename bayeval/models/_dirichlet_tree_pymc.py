@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayeval.models._common import SEED_HIGH
+
 if TYPE_CHECKING:
     import pymc as pm
     import xarray as xr
 
 __all__ = ["dirichlet_tree_model", "sample_dirichlet_tree"]
-
-_SEED_HIGH = 2**31 - 1  # NUTS seeds are drawn uniformly from [0, _SEED_HIGH)
 
 
 def _branch_groups(tree: Any) -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -151,7 +151,7 @@ def sample_dirichlet_tree(
         draws=draws,
         tune=tune,
         chains=chains,
-        random_seed=int(rng.integers(_SEED_HIGH)),
+        random_seed=int(rng.integers(SEED_HIGH)),
         progressbar=False,
         nuts_sampler="pymc",  # pymc 6 silently prefers nutpie when it is installed
         # branch concentrations below 1 (the default prior) put mass near the simplex's edges,

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayeval.models._common import SEED_HIGH
+
 if TYPE_CHECKING:
     import pymc as pm
 
 __all__ = ["sample_score_calibration", "score_calibration_model"]
-
-_SEED_HIGH = 2**31 - 1
 
 
 def score_calibration_model(prior: Any, rows: Any) -> pm.Model:
@@ -103,7 +103,7 @@ def sample_score_calibration(prior: Any, rows: Any, spec: Any, *, rng: np.random
         draws=draws,
         tune=1000,
         chains=spec.chains,
-        random_seed=int(rng.integers(_SEED_HIGH)),
+        random_seed=int(rng.integers(SEED_HIGH)),
         progressbar=False,
         nuts_sampler=spec.nuts_sampler,
         target_accept=0.9,

@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayeval.models.segment_yields import (
+from bayeval.models._common import (
     SEGMENTS,
-    _add_yields,
-    _check_flag,
-    _check_prior,
-    _check_sample,
-    _check_shape_param,
-    _coords,
-    _observe,
-    _run_nuts,
-    _segment_index,
+    add_yields,
+    check_flag,
+    check_prior,
+    check_sample,
+    check_shape_param,
+    coords,
+    observe,
+    run_nuts,
+    segment_index,
 )
 from bayeval.sample import StratifiedSample
 
@@ -119,19 +119,19 @@ def hierarchical_yields_model(
     """
     import pymc as pm
 
-    sample = _check_sample(sample)
-    a, b = _check_prior(prior, len(SEGMENTS), "segment (retrieved, unretrieved)")
-    scale = _check_shape_param(
+    sample = check_sample(sample)
+    a, b = check_prior(prior, len(SEGMENTS), "segment (retrieved, unretrieved)")
+    scale = check_shape_param(
         sigma_scale, "sigma_scale", len(SEGMENTS), "segment (retrieved, unretrieved)"
     )
-    finite_population = _check_flag(finite_population, "finite_population")
-    seg = _segment_index(sample)
+    finite_population = check_flag(finite_population, "finite_population")
+    seg = segment_index(sample)
     # A segment with one stratum has nothing to pool: its stratum prevalence is the segment's
     # typical prevalence, and its sigma (kept so that dims stay uniform) does not enter the
     # likelihood. See the Notes and the model card.
     pooled = (np.bincount(seg, minlength=len(SEGMENTS)) > 1).astype(float)
 
-    with pm.Model(coords=_coords(sample)) as model:
+    with pm.Model(coords=coords(sample)) as model:
         typical = pm.Beta("typical_prevalence", alpha=a, beta=b, dims="segment")
         mu = pm.Deterministic("mu", pm.math.log(typical) - pm.math.log1p(-typical), dims="segment")
         sigma = pm.HalfNormal("sigma", sigma=scale, dims="segment")
@@ -140,9 +140,9 @@ def hierarchical_yields_model(
         prevalence = pm.Deterministic(
             "prevalence", pm.math.invlogit(mu[seg] + spread[seg] * z), dims="stratum"
         )
-        _observe(sample, prevalence)
+        observe(sample, prevalence)
     if not finite_population:
-        _add_yields(model, sample, finite_population=False)
+        add_yields(model, sample, finite_population=False)
     return model
 
 
@@ -223,11 +223,11 @@ def sample_hierarchical_yields(
     0
     >>> az.summary(dt, var_names=["segment_yield"])  # doctest: +SKIP
     """
-    finite_population = _check_flag(finite_population, "finite_population")
+    finite_population = check_flag(finite_population, "finite_population")
     model = hierarchical_yields_model(
         sample, prior=prior, sigma_scale=sigma_scale, finite_population=finite_population
     )
-    return _run_nuts(
+    return run_nuts(
         model,
         sample,
         finite_population=finite_population,

@@ -168,7 +168,7 @@ class ScoreCalibration:
             A measure of the pool's predictions or a precision-recall curve (losses that
             take finitely many values per item).
         """
-        from bayeval.sampling._target import Target
+        from bayeval.measures.target import Target
 
         if not isinstance(target, Target):
             target = Target(pool, target)

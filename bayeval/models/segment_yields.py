@@ -7,18 +7,26 @@ of positives in the whole stratum) is the ``r_s`` seen plus the positives among 
 unsampled items. This is the NUTS (``engine="pymc"``) twin of the closed-form beta-binomial
 posterior; the model card is ``models/segment_yields/spec.md``.
 
-The helpers prefixed with an underscore (input checks, the posterior-predictive yield step and
-the NUTS driver) are shared with :mod:`bayeval.models.hierarchical`.
+Its input checks, posterior-predictive yield step and NUTS driver live in
+:mod:`bayeval.models._common`, shared with :mod:`bayeval.models.hierarchical`.
 """
 
 from __future__ import annotations
 
-from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayeval._validation import check_rng
+from bayeval.models._common import (
+    SEGMENTS,
+    add_yields,
+    check_flag,
+    check_prior,
+    check_sample,
+    coords,
+    observe,
+    run_nuts,
+)
 from bayeval.sample import StratifiedSample
 
 if TYPE_CHECKING:
@@ -27,186 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SEGMENTS", "sample_segment_yields", "segment_yields_model"]
 
-SEGMENTS = ("retrieved", "unretrieved")
-"""Labels of the ``segment`` coordinate, in this order."""
 
-_SEED_HIGH = 2**31 - 1  # seeds handed to PyMC are drawn uniformly from [0, _SEED_HIGH)
-
-
-# -- input checks --------------------------------------------------------------------------------
-def _check_sample(sample: Any) -> StratifiedSample:
-    if not isinstance(sample, StratifiedSample):
-        raise TypeError(
-            "`sample` must be a bayeval.sample.StratifiedSample; "
-            f"got {type(sample).__name__}: {sample!r}."
-        )
-    return sample
-
-
-def _check_shape_param(value: Any, name: str, size: int, per: str) -> np.ndarray:
-    """Return ``value`` broadcast to a float array of ``size`` positive finite entries."""
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"`{name}` must be a positive number or a sequence of {size} positive numbers "
-            f"(one per {per}); got {value!r}."
-        ) from None
-    if arr.ndim > 1 or (arr.ndim == 1 and arr.size != size):
-        raise ValueError(
-            f"`{name}` must be a positive number or a sequence of {size} positive numbers "
-            f"(one per {per}); got shape {arr.shape}."
-        )
-    if not (np.isfinite(arr).all() and (arr > 0).all()):
-        raise ValueError(f"`{name}` must contain positive finite numbers; got {value!r}.")
-    return np.broadcast_to(arr, (size,)).copy()
-
-
-def _check_prior(prior: Any, size: int, per: str) -> tuple[np.ndarray, np.ndarray]:
-    """Split ``prior = (a, b)`` into two float arrays of length ``size``."""
-    if isinstance(prior, str) or not hasattr(prior, "__len__") or len(prior) != 2:
-        raise ValueError(
-            "`prior` must be a pair (a, b) of Beta shape parameters, each a positive number or "
-            f"a sequence with one entry per {per}; got {prior!r}."
-        )
-    a, b = prior
-    return (
-        _check_shape_param(a, "prior[0] (a)", size, per),
-        _check_shape_param(b, "prior[1] (b)", size, per),
-    )
-
-
-def _check_positive_int(value: Any, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
-
-
-def _check_target_accept(value: Any) -> float:
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        out = float("nan")
-    if not 0.0 < out < 1.0:
-        raise ValueError(f"`target_accept` must be in the open interval (0, 1); got {value!r}.")
-    return out
-
-
-def _check_flag(value: Any, name: str) -> bool:
-    if not isinstance(value, bool | np.bool_):
-        raise ValueError(f"`{name}` must be True or False; got {value!r}.")
-    return bool(value)
-
-
-# -- model pieces shared by the segment and hierarchical models ---------------------------------
-def _coords(sample: StratifiedSample) -> dict[str, list[str]]:
-    return {"stratum": list(sample.names), "segment": list(SEGMENTS)}
-
-
-def _segment_index(sample: StratifiedSample) -> np.ndarray:
-    """Position of each stratum's segment in :data:`SEGMENTS` (0 retrieved, 1 unretrieved)."""
-    return np.where(sample.retrieved, 0, 1).astype(np.int64)
-
-
-def _observe(sample: StratifiedSample, prevalence) -> None:
-    """Add the likelihood of the sampled positives, ``r_s ~ Binomial(n_s, prevalence_s)``."""
-    import pymc as pm
-
-    pm.Binomial(
-        "sampled_positives",
-        n=sample.sampled,
-        p=prevalence,
-        observed=sample.positives,
-        dims="stratum",
-    )
-
-
-def _add_yields(model: pm.Model, sample: StratifiedSample, finite_population: bool) -> None:
-    """Add ``stratum_yield`` and ``segment_yield`` deterministics to ``model``.
-
-    With ``finite_population`` the unsampled positives are a Binomial(N - n, prevalence) random
-    variable ``unsampled_positives``; it has no observed value, so it must be added *after* NUTS
-    (otherwise NUTS would have to sample a discrete variable) and drawn by
-    ``pm.sample_posterior_predictive``. Without it, the yield is the continuous
-    ``r + prevalence * (N - n)`` (Webber §3.5) and can live in the model from the start.
-    """
-    import pymc as pm
-    import pytensor.tensor as pt
-
-    unsampled = (sample.population - sample.sampled).astype(np.int64)
-    seg = _segment_index(sample)
-    with model:
-        prevalence = model["prevalence"]
-        if finite_population:
-            extra = pm.Binomial("unsampled_positives", n=unsampled, p=prevalence, dims="stratum")
-        else:
-            extra = prevalence * unsampled
-        stratum_yield = pm.Deterministic("stratum_yield", sample.positives + extra, dims="stratum")
-        members = [np.flatnonzero(seg == k) for k in range(len(SEGMENTS))]
-        pm.Deterministic(
-            "segment_yield",
-            pt.stack([stratum_yield[idx].sum() for idx in members]),
-            dims="segment",
-        )
-
-
-def _draw_seeds(rng: Any) -> tuple[int, int]:
-    """Two independent seeds (NUTS, posterior predictive) from ``rng``."""
-    gen = check_rng(rng)
-    first, second = gen.integers(0, _SEED_HIGH, size=2)
-    return int(first), int(second)
-
-
-def _run_nuts(
-    model: pm.Model,
-    sample: StratifiedSample,
-    *,
-    finite_population: bool,
-    draws: Any,
-    tune: Any,
-    chains: Any,
-    target_accept: Any,
-    rng: Any,
-    progressbar: Any,
-) -> xr.DataTree:
-    """Sample ``model`` with PyMC's NUTS and put the stratum and segment yields in ``posterior``."""
-    import pymc as pm
-    import xarray as xr
-
-    draws = _check_positive_int(draws, "draws")
-    tune = _check_positive_int(tune, "tune", minimum=0)
-    chains = _check_positive_int(chains, "chains")
-    target_accept = _check_target_accept(target_accept)
-    progressbar = _check_flag(progressbar, "progressbar")
-    nuts_seed, predictive_seed = _draw_seeds(rng)
-
-    dt = pm.sample(
-        draws=draws,
-        tune=tune,
-        chains=chains,
-        target_accept=target_accept,
-        random_seed=nuts_seed,
-        progressbar=progressbar,
-        nuts_sampler="pymc",  # pymc 6 silently prefers nutpie when it is installed
-        model=model,
-    )
-    if finite_population:
-        _add_yields(model, sample, finite_population=True)
-        predictive = pm.sample_posterior_predictive(
-            dt,
-            model=model,
-            var_names=["stratum_yield", "segment_yield"],
-            random_seed=predictive_seed,
-            progressbar=False,
-        )
-        posterior = dt["posterior"].to_dataset()
-        added = predictive["posterior_predictive"].to_dataset()[["stratum_yield", "segment_yield"]]
-        merged = xr.merge([posterior, added], join="exact", combine_attrs="override")
-        dt["posterior"] = xr.DataTree(dataset=merged)
-    return dt
-
-
-# -- public API ----------------------------------------------------------------------------------
 def segment_yields_model(
     sample: StratifiedSample,
     *,
@@ -273,14 +102,14 @@ def segment_yields_model(
     """
     import pymc as pm
 
-    sample = _check_sample(sample)
-    a, b = _check_prior(prior, sample.n_strata, "stratum")
-    finite_population = _check_flag(finite_population, "finite_population")
+    sample = check_sample(sample)
+    a, b = check_prior(prior, sample.n_strata, "stratum")
+    finite_population = check_flag(finite_population, "finite_population")
 
-    with pm.Model(coords=_coords(sample)) as model:
-        _observe(sample, pm.Beta("prevalence", alpha=a, beta=b, dims="stratum"))
+    with pm.Model(coords=coords(sample)) as model:
+        observe(sample, pm.Beta("prevalence", alpha=a, beta=b, dims="stratum"))
     if not finite_population:
-        _add_yields(model, sample, finite_population=False)
+        add_yields(model, sample, finite_population=False)
     return model
 
 
@@ -358,9 +187,9 @@ def sample_segment_yields(
     >>> recall = seg.sel(segment="retrieved") / seg.sum("segment")  # doctest: +SKIP
     >>> az.summary(dt, var_names=["segment_yield"])  # doctest: +SKIP
     """
-    finite_population = _check_flag(finite_population, "finite_population")
+    finite_population = check_flag(finite_population, "finite_population")
     model = segment_yields_model(sample, prior=prior, finite_population=finite_population)
-    return _run_nuts(
+    return run_nuts(
         model,
         sample,
         finite_population=finite_population,

@@ -26,7 +26,7 @@ __all__ = ["OnDemandEvaluator"]
 Estimator = Literal["joint", "simple"]
 IntervalKind = Literal["normal", "bootstrap", "bayes"]
 _MEASURES = ("precision", "recall", "f1")
-_INTERVAL_NAMES = {
+INTERVAL_NAMES = {
     "normal": "normal (Theorem 1 and delta-method standard errors)",
     "bootstrap": "percentile bootstrap over each independent sample",
     "bayes": "Bayesian bootstrap over each independent sample (equal-tailed)",
@@ -343,7 +343,7 @@ class OnDemandEvaluator:
         zero-width when every label that matters agrees (no resample can differ).
         """
         estimator = check_choice(estimator, ("joint", "simple"), "estimator")
-        interval = check_choice(interval, tuple(_INTERVAL_NAMES), "interval")
+        interval = check_choice(interval, tuple(INTERVAL_NAMES), "interval")
         prob = check_prob(prob)
         n_boot = check_int(n_boot, "n_boot", minimum=2)
         if not self._reg.systems:
@@ -371,7 +371,7 @@ class OnDemandEvaluator:
         frame.columns.name = f"{estimator}, {prob * 100:g}% {interval}"
         frame.attrs = {
             "estimator": estimator,
-            "interval": _INTERVAL_NAMES[interval],
+            "interval": INTERVAL_NAMES[interval],
             "prob": prob,
         }
         return frame
@@ -409,7 +409,7 @@ class OnDemandEvaluator:
                 "draw": np.arange(n_draws),
                 "system": self.systems,
             },
-            attrs={"estimator": estimator, "method": _INTERVAL_NAMES["bayes"]},
+            attrs={"estimator": estimator, "method": INTERVAL_NAMES["bayes"]},
         )
         return xr.DataTree.from_dict({"posterior": posterior})
 

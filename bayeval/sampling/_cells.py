@@ -60,11 +60,11 @@ class Cells:
             out[todo] = pos
             if exclude is None or len(exclude) == 0:
                 break
-            todo = todo[_contains(exclude, pos)]
+            todo = todo[contains(exclude, pos)]
         return out
 
 
-def _contains(sorted_values: np.ndarray, query: np.ndarray) -> np.ndarray:
+def contains(sorted_values: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Whether each ``query`` is in the sorted array ``sorted_values``."""
     at = np.searchsorted(sorted_values, query)
     at = np.minimum(at, sorted_values.size - 1)

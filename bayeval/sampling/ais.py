@@ -6,13 +6,14 @@ from typing import Any, Literal
 
 import numpy as np
 
-from bayeval._validation import check_choice, check_int, check_rng
+from bayeval._validation import check_choice, check_int, check_positive, check_rng
+from bayeval.measures.target import NEEDS_FINITE_LOSSES
 from bayeval.models.score_calibration import ScoreCalibration
-from bayeval.sampling._cells import _contains, score_cells
+from bayeval.sampling._cells import contains, score_cells
 from bayeval.sampling._proposal import cell_weights, model_R, pattern_norms
 from bayeval.sampling.base import ImportanceSampler
 from bayeval.sampling.estimate import DataTreePosterior
-from bayeval.sampling.static import _NO_PATTERNS, _check_epsilon, score_weights
+from bayeval.sampling.static import score_weights
 
 __all__ = ["AIS"]
 
@@ -147,11 +148,11 @@ class AIS(ImportanceSampler):
 
         super().__init__(pool, measure, batch_size=batch_size, rng=rng)
         if self.target.table is None:
-            raise ValueError(_NO_PATTERNS.format(name="AIS", measure=measure))
+            raise ValueError(NEEDS_FINITE_LOSSES.format(name="AIS", measure=measure))
         model = DirichletTree() if model is None else model
         if not isinstance(model, DirichletTree):
             raise ValueError(f"`model` must be a bayeval.models.DirichletTree; got {model!r}.")
-        self.epsilon0 = _check_epsilon(epsilon0)
+        self.epsilon0 = check_positive(epsilon0, "epsilon0")
         self.response = check_choice(response, ("predictive", "mode"), "response")
         self.sweeps = check_int(sweeps, "sweeps", minimum=1)
         self.anchor = _check_share(anchor, "anchor")
@@ -274,7 +275,7 @@ class AIS(ImportanceSampler):
         c = self.cells.cell_of[positions]
         v = self._v_unl[c].copy()
         labelled = (
-            _contains(self._labelled_sorted, positions)
+            contains(self._labelled_sorted, positions)
             if self._labelled_sorted.size
             else (np.zeros(positions.size, bool))
         )

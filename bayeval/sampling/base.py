@@ -8,8 +8,9 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from bayeval._core.normal import clip_covariance
 from bayeval._validation import check_binary, check_choice, check_int, check_rng
-from bayeval.sampling._target import Target
+from bayeval.measures.target import Target
 from bayeval.sampling.estimate import Estimate
 
 __all__ = ["Sampler"]
@@ -63,6 +64,15 @@ class Sampler(ABC):
     def pending(self) -> np.ndarray:
         """Ids asked for and not yet told."""
         return self._ids(np.array(sorted(self._pending), dtype=np.int64))
+
+    def is_labelled(self, positions: Any) -> np.ndarray:
+        """Return whether each pool position already has a label (``(n,)`` booleans)."""
+        return np.array([int(p) in self._labels for p in np.atleast_1d(positions)], dtype=bool)
+
+    @property
+    def random_state(self) -> dict:
+        """The state of the sampler's random generator (what a replayed session checks)."""
+        return self._rng.bit_generator.state
 
     def labelled(self) -> tuple[np.ndarray, np.ndarray]:
         """Return the ids of the labelled items and their labels, in the order told.
@@ -120,7 +130,7 @@ class Sampler(ABC):
             ``{0, 1}``, or lengths that differ. Nothing is recorded when an error is raised.
         """
         self._check_live()
-        positions, values = self._told(ids, labels)
+        positions, values = self.told(ids, labels)
         unique, counts = np.unique(positions, return_counts=True)
         if (counts > 1).any():
             dup = self._ids(unique[counts > 1][:5])
@@ -207,7 +217,7 @@ class Sampler(ABC):
         ValueError
             For ids not labelled yet, repeated ids, or labels outside ``{0, 1}``.
         """
-        positions, values = self._told(ids, labels)
+        positions, values = self.told(ids, labels)
         for p in positions:
             if int(p) not in self._labels:
                 raise ValueError(
@@ -234,8 +244,12 @@ class Sampler(ABC):
         return self._draws_everything() or _support_within(self.target, self._target_of(measure))
 
     # -- helpers -------------------------------------------------------------------------------
-    def _told(self, ids: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Pool positions of told ``ids`` and their 0/1 ``labels``, checked to pair up."""
+    def told(self, ids: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Return the pool positions of ``ids`` and their 0/1 ``labels``, checked to pair up.
+
+        What :meth:`tell` checks before recording anything; a session calls it to check
+        answers before it writes them.
+        """
         positions = np.atleast_1d(self.pool.positions(ids)).astype(np.int64)
         values = check_binary(labels, "labels")
         if values.shape != positions.shape:
@@ -262,9 +276,7 @@ class Sampler(ABC):
         return np.array([self._selected_with.get(int(p), np.nan) for p in positions])
 
     def _ids(self, positions):
-        if self.pool.has_default_ids:
-            return positions
-        return self.pool.ids[positions]
+        return self.pool.ids_at(positions)
 
     def _label_array(self, positions: np.ndarray) -> np.ndarray:
         """Labels of labelled items at ``positions``."""
@@ -448,7 +460,9 @@ class ImportanceSampler(Sampler):
             w_now = np.divide(1.0, M * q_now, out=np.zeros(N), where=q_now > 0)
             V = np.einsum("n,ni,nj->ij", w * w_now, losses, losses) / N - np.outer(R, R)
         J = target.jacobian(R)
-        cov = _psd(J @ V @ J.T) / N  # Theorem 2: Sigma = J V J^T, and Cov(G_hat) = Sigma / N
+        cov = (
+            clip_covariance(J @ V @ J.T) / N
+        )  # Theorem 2: Sigma = J V J^T, and Cov(G_hat) = Sigma / N
         return Estimate(
             outputs=target.outputs,
             value=G,
@@ -478,21 +492,3 @@ def _support_within(own: Target, other: Target) -> bool:
         if np.any(own_zero[own.patterns[start:stop]] & ~other_zero[other.patterns[start:stop]]):
             return False
     return True
-
-
-def _psd(matrix: np.ndarray) -> np.ndarray:
-    """Symmetrise a covariance and clip its negative eigenvalues.
-
-    The plug-in ``q_N`` and round-off can make eigenvalues slightly negative. Rows and columns
-    of undefined outputs (NaN) are kept as they are; the rest is clipped on its own.
-    """
-    matrix = (matrix + matrix.T) / 2
-    ok = np.isfinite(np.diag(matrix))
-    if not np.isfinite(matrix[np.ix_(ok, ok)]).all():
-        return matrix
-    vals, vecs = np.linalg.eigh(matrix[np.ix_(ok, ok)])
-    out = matrix.copy()
-    clipped = (vecs * np.maximum(vals, 0.0)) @ vecs.T
-    np.fill_diagonal(clipped, np.maximum(np.diag(clipped), 0.0))  # round-off: -1e-34
-    out[np.ix_(ok, ok)] = clipped
-    return out

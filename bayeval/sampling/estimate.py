@@ -107,7 +107,7 @@ class Estimate:
     @property
     def standard_error(self) -> np.ndarray:
         """``(m,)`` square roots of the covariance's diagonal."""
-        # a covariance with NaN entries is not clipped by _psd; round-off can leave -1e-33
+        # a covariance with NaN entries is not clipped (clip_covariance); round-off leaves -1e-33
         return np.sqrt(np.clip(np.diag(self.covariance), 0.0, None))
 
     def _measure_draws(self) -> np.ndarray:

@@ -7,9 +7,10 @@ from typing import Any
 import numpy as np
 
 from bayeval._validation import check_nonnegative, check_prob
+from bayeval.measures.target import NEEDS_FINITE_LOSSES
 from bayeval.sampling._cells import score_cells
 from bayeval.sampling._proposal import model_R, pattern_norms
-from bayeval.sampling.static import _NO_PATTERNS, CellIS
+from bayeval.sampling.static import CellIS
 
 __all__ = ["OASIS"]
 
@@ -94,7 +95,7 @@ class OASIS(CellIS):
     ):
         super().__init__(pool, measure, batch_size=batch_size, rng=rng)
         if self.target.table is None:
-            raise ValueError(_NO_PATTERNS.format(name="OASIS", measure=measure))
+            raise ValueError(NEEDS_FINITE_LOSSES.format(name="OASIS", measure=measure))
         strength = check_nonnegative(prior_strength, "prior_strength")
         self.epsilon = check_prob(epsilon, "epsilon")
         self.strata, self.cells, prior = score_cells(self.target, strata, n_strata)

@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from bayeval._validation import check_positive
+from bayeval.measures.target import NEEDS_FINITE_LOSSES
 from bayeval.sampling._cells import score_cells
 from bayeval.sampling._proposal import cell_weights, model_R, pattern_norms
 from bayeval.sampling.base import ImportanceSampler
@@ -100,8 +102,8 @@ class StaticIS(CellIS):
     ):
         super().__init__(pool, measure, batch_size=batch_size, rng=rng)
         if self.target.table is None:
-            raise ValueError(_NO_PATTERNS.format(name=type(self).__name__, measure=measure))
-        self.epsilon0 = _check_epsilon(epsilon0)
+            raise ValueError(NEEDS_FINITE_LOSSES.format(name=type(self).__name__, measure=measure))
+        self.epsilon0 = check_positive(epsilon0, "epsilon0")
         self.strata, self.cells, self.prior = score_cells(self.target, strata, n_strata)
         self._set_proposal(score_weights(self.target, self.cells, self.prior, self.epsilon0))
 
@@ -113,20 +115,3 @@ def score_weights(target, cells, prior: np.ndarray, epsilon0: float) -> np.ndarr
     R0 = model_R(table, cells.pattern, cells.sizes, prior, no_labels, target.pool.size)
     norms = pattern_norms(table, target.jacobian(R0), epsilon0)
     return cell_weights(norms, cells.pattern, prior)
-
-
-_NO_PATTERNS = (
-    "{name} needs a measure whose loss takes finitely many values per item (classification "
-    "measures of predictions, PrecisionRecallCurve); {measure!r} varies with each score. "
-    "Use Passive or Stratified."
-)
-
-
-def _check_epsilon(value: Any, name: str = "epsilon0") -> float:
-    try:
-        eps = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"`{name}` must be a positive number; got {value!r}.") from None
-    if not np.isfinite(eps) or eps <= 0:
-        raise ValueError(f"`{name}` must be a positive number; got {value!r}.")
-    return eps

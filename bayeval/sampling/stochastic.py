@@ -128,7 +128,7 @@ class StochasticAIS(AIS):
             For unknown ids, ids told more often than they were drawn and not yet told,
             labels outside ``{0, 1}``, or lengths that differ. Nothing is recorded then.
         """
-        positions, values = self._told(ids, labels)
+        positions, values = self.told(ids, labels)
         told, counts = np.unique(positions, return_counts=True)
         for p, c in zip(told, counts, strict=True):
             waiting = len(self._waiting.get(int(p), ()))

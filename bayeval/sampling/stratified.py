@@ -6,10 +6,11 @@ from typing import Any, Literal
 
 import numpy as np
 
+from bayeval._core.normal import clip_covariance
 from bayeval._validation import check_choice, check_int
 from bayeval.sampling._cells import score_cells
 from bayeval.sampling._proposal import model_R
-from bayeval.sampling.base import NEEDS_STAGE, Sampler, _psd
+from bayeval.sampling.base import NEEDS_STAGE, Sampler
 from bayeval.sampling.estimate import Estimate
 
 __all__ = ["Stratified"]
@@ -202,7 +203,7 @@ class Stratified(Sampler):
             outputs=target.outputs,
             value=target.g(R),
             R=R,
-            covariance=_psd(J @ cov_R @ J.T),
+            covariance=clip_covariance(J @ cov_R @ J.T),
             labels_used=pos.size,
             n_samples=pos.size,
             df=max(pos.size - n_groups, 1),

@@ -51,7 +51,8 @@ def _root_seed(rng: Any) -> np.random.SeedSequence:
 
 def _realization_stats(pop, methods, resamples, prob, width_resamples, seed) -> np.ndarray:
     """``(len(methods), 4)``: coverage, lower gap, upper gap and mean width of one population."""
-    import bayeval as be
+    from bayeval.intervals import recall_interval
+    from bayeval.sample import StratifiedSample
 
     gen = np.random.default_rng(seed)
     r1 = gen.hypergeometric(pop["R1"], pop["N1"] - pop["R1"], pop["n1"], size=resamples)
@@ -69,11 +70,11 @@ def _realization_stats(pop, methods, resamples, prob, width_resamples, seed) -> 
             continue
         widths = []
         for i in range(min(width_resamples, resamples)):
-            sample = be.StratifiedSample.two_segments(
+            sample = StratifiedSample.two_segments(
                 N1=int(pop["N1"]), n1=int(pop["n1"]), r1=int(r1[i]),
                 N0=int(pop["N0"]), n0=int(pop["n0"]), r0=int(r0[i]),
             )  # fmt: skip
-            result = be.recall_interval(sample, method=method, prob=prob)
+            result = recall_interval(sample, method=method, prob=prob)
             widths.append(result.high - result.low)
         out[k, 3] = float(np.mean(widths))
     return out

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from bayeval._validation import check_choice, check_int
+from bayeval._validation import check_choice, check_int, check_scores
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -16,57 +16,18 @@ if TYPE_CHECKING:
     from bayeval.strata.tree import StrataTree
 
 from bayeval._core.score_strata import (
-    _CHUNK,
-    _assign,
-    _edges_csf,
-    _edges_equal_width,
-    _edges_geometric,
-    _edges_quantile,
-    _merge_empty,
+    assign,
+    edges_csf,
+    edges_equal_width,
+    edges_geometric,
+    edges_quantile,
+    merge_empty,
 )
 
 __all__ = ["METHODS", "Strata", "stratify"]
 
 Method = Literal["csf", "geometric", "equal-width", "quantile"]
 METHODS: tuple[str, ...] = ("csf", "geometric", "equal-width", "quantile")
-
-
-# -- validation ------------------------------------------------------------------------------
-def _check_scores(scores: Any, name: str = "scores", *, ndim: tuple[int, ...] = (1,)):
-    """Return ``(array, lo, hi)``: finite real scores and their minimum and maximum.
-
-    Float32 and float64 arrays are used as they are (no copy); integers and other floats are
-    converted to float64. ``lo`` and ``hi`` are per column for a 2-d array. NaN or infinite
-    entries raise a ``ValueError`` naming ``name`` and the first offending index.
-    """
-    arr = np.asarray(scores)
-    if arr.ndim not in ndim:
-        shapes = " or ".join({1: "(n_items,)", 2: "(n_items, n_systems)"}[d] for d in ndim)
-        raise ValueError(f"`{name}` must have shape {shapes}; got shape {arr.shape}.")
-    if arr.dtype == bool:
-        raise ValueError(
-            f"`{name}` must be real-valued scores; got booleans (pass 0/1 decisions as "
-            "`predictions`)."
-        )
-    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise ValueError(f"`{name}` must be real-valued scores; got dtype {arr.dtype}.")
-    if arr.dtype not in (np.float32, np.float64):
-        arr = arr.astype(np.float64)
-    if arr.size == 0:
-        raise ValueError(f"`{name}` must contain at least one item; got shape {arr.shape}.")
-    lo = arr.min(axis=0)
-    hi = arr.max(axis=0)
-    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
-        for start in range(0, arr.shape[0], _CHUNK):
-            bad = np.argwhere(~np.isfinite(arr[start : start + _CHUNK]))
-            if bad.size:
-                index = (int(bad[0, 0]) + start, *(int(i) for i in bad[0, 1:]))
-                where = index[0] if arr.ndim == 1 else index
-                raise ValueError(
-                    f"`{name}` must be finite (no NaN or infinity); entry {where} is "
-                    f"{arr[index].item()!r}."
-                )
-    return arr, lo, hi
 
 
 # -- public API --------------------------------------------------------------------------------
@@ -259,9 +220,8 @@ def stratify(
     >>> stratify(scores, 4, "quantile").sizes
     array([2, 2, 2, 2])
     """
-    k, n_bins, offset = _check_options(n_strata, method, n_bins, offset)
-    x, lo, hi = _check_scores(scores)
-    return _stratify(x, float(lo), float(hi), k, method, n_bins=n_bins, offset=offset)
+    x, lo, hi = check_scores(scores)
+    return stratify_scores(x, float(lo), float(hi), n_strata, method, n_bins=n_bins, offset=offset)
 
 
 def _check_options(n_strata, method, n_bins, offset) -> tuple[int, int, float | None]:
@@ -289,22 +249,27 @@ def _check_options(n_strata, method, n_bins, offset) -> tuple[int, int, float | 
     return k, int(n_bins), offset
 
 
-def _stratify(x, lo, hi, k, method, *, n_bins, offset) -> Strata:
-    """Stratify validated 1-d scores ``x`` with known minimum ``lo`` and maximum ``hi``."""
+def stratify_scores(x, lo, hi, n_strata, method="csf", *, n_bins=None, offset=None) -> Strata:
+    """Stratify checked 1-d scores ``x`` whose minimum ``lo`` and maximum ``hi`` are known.
+
+    :func:`stratify` after :func:`bayeval._validation.check_scores` (a pool knows its scores'
+    range and has checked them); the options are checked here.
+    """
+    k, n_bins, offset = _check_options(n_strata, method, n_bins, offset)
     if lo == hi:
         edges = np.array([lo, hi])
     elif method == "equal-width":
-        edges = _edges_equal_width(lo, hi, k)
+        edges = edges_equal_width(lo, hi, k)
     elif method == "geometric":
-        edges = _edges_geometric(lo, hi, k, offset)
+        edges = edges_geometric(lo, hi, k, offset)
     elif method == "csf":
-        edges = _edges_csf(x, lo, hi, k, n_bins)
+        edges = edges_csf(x, lo, hi, k, n_bins)
     else:
-        edges = _edges_quantile(x, lo, hi, k)
+        edges = edges_quantile(x, lo, hi, k)
     edges = np.asarray(edges, dtype=np.float64)
     edges[0], edges[-1] = lo, hi
-    ids, sizes, sums = _assign(x, edges)
-    ids, edges, sizes, sums = _merge_empty(ids, edges, sizes, sums)
+    ids, sizes, sums = assign(x, edges)
+    ids, edges, sizes, sums = merge_empty(ids, edges, sizes, sums)
     return Strata(
         ids=ids,
         edges=edges,

@@ -31,7 +31,7 @@ import pytest
 
 from bayeval import curves
 from bayeval.curves import CurveResult
-from bayeval.curves.random_baseline import _sample_without_replacement
+from bayeval.curves.random_baseline import sample_without_replacement
 from bayeval.datasets import load_febrl_pairs, scale_up
 from bayeval.oracles import CallableOracle, LabelOracle
 
@@ -205,7 +205,7 @@ def test_random_baseline_semantics(smooth):
     # beyond the prefix: the precision of the samples at positions < r (p'(r s / N)); the
     # samples are those drawn from the same seed (uniform over the whole list)
     samples = np.sort(
-        _sample_without_replacement(np.random.default_rng(3), labels.size, res.plan.n_samples)
+        sample_without_replacement(np.random.default_rng(3), labels.size, res.plan.n_samples)
     )
     assert np.unique(samples).size == res.plan.n_samples
     ranks = np.random.default_rng(0).integers(n0 + 1, labels.size + 1, size=200)

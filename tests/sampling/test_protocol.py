@@ -146,3 +146,18 @@ def test_labelled_returns_every_told_id_with_its_label():
     ids, labels = sampler.labelled()
     assert ids.tolist() == told
     np.testing.assert_array_equal(labels, truth[ids - 1000])
+
+
+def test_the_public_protocol_a_session_uses():
+    # told() checks answers without recording them; is_labelled() and pool.ids_at() map back
+    pool, truth = _pool(ids=[f"item{i}" for i in range(300)])
+    sampler = StaticIS(pool, be.measures.FScore(), n_strata=8, rng=0)
+    ids = sampler.ask(5)
+    positions, labels = sampler.told(ids, truth[pool.positions(ids)])
+    assert sampler.labels_used == 0 and list(pool.ids_at(positions)) == list(ids)
+    assert not sampler.is_labelled(positions).any()
+    state = dict(sampler.random_state)
+    sampler.tell(ids, labels)
+    assert sampler.is_labelled(positions).all() and sampler.random_state == state
+    with pytest.raises(ValueError, match="one label per id: 5 ids, 4 labels"):
+        sampler.told(ids, labels[:4])

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import bayeval as be
+from bayeval.measures.target import Target
 from bayeval.oracles import LabelOracle
-from bayeval.sampling._target import Target
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -19,7 +19,13 @@ import numpy as np
 from bayeval.measures import Measure, PrecisionRecallCurve
 from bayeval.pool import Pool
 
-__all__ = ["Target"]
+__all__ = ["NEEDS_FINITE_LOSSES", "Target"]
+
+NEEDS_FINITE_LOSSES = (
+    "{name} needs a measure whose loss takes finitely many values per item (classification "
+    "measures of predictions, PrecisionRecallCurve); {measure!r} varies with each score. "
+    "Use Passive or Stratified."
+)
 
 _CHUNK = 1 << 22
 
