@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 import bayeval as be
-from bayeval import cli_session
 from bayeval.cli import app
+from bayeval.cli import label as cli_session
 from bayeval.session import Session
 
 runner = CliRunner()

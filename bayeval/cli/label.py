@@ -26,7 +26,7 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from bayeval.cli_evaluate import MEASURES, MeasureName, load_source, make_measure, sampler_class
+from bayeval.cli.evaluate import MEASURES, MeasureName, load_source, make_measure, sampler_class
 from bayeval.session import LABEL_RULES
 from bayeval.session_exchange import FORMATS
 

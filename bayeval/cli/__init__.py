@@ -28,16 +28,16 @@ from typing import Annotated
 
 import typer
 
-from bayeval.cli_coverage import coverage as _coverage_command
-from bayeval.cli_evaluate import HELP as _EVALUATE_HELP
-from bayeval.cli_evaluate import evaluate as _evaluate_command
-from bayeval.cli_ondemand import HELP as _ONDEMAND_HELP
-from bayeval.cli_ondemand import ondemand as _ondemand_command
-from bayeval.cli_session import LABEL_HELP as _LABEL_HELP
-from bayeval.cli_session import export as _export_command
-from bayeval.cli_session import import_ as _import_command
-from bayeval.cli_session import label as _label_command
-from bayeval.cli_session import status as _status_command
+from bayeval.cli.coverage import coverage as _coverage_command
+from bayeval.cli.evaluate import HELP as _EVALUATE_HELP
+from bayeval.cli.evaluate import evaluate as _evaluate_command
+from bayeval.cli.label import LABEL_HELP as _LABEL_HELP
+from bayeval.cli.label import export as _export_command
+from bayeval.cli.label import import_ as _import_command
+from bayeval.cli.label import label as _label_command
+from bayeval.cli.label import status as _status_command
+from bayeval.cli.ondemand import HELP as _ONDEMAND_HELP
+from bayeval.cli.ondemand import ondemand as _ondemand_command
 
 app = typer.Typer(
     help="Label-efficient, Bayesian evaluation: intervals from few labels.",
