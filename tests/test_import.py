@@ -39,3 +39,17 @@ def test_the_version_is_one_string_in_one_place():
     from bayeval._version import __version__
 
     assert be.__version__ == __version__ == version("bayeval")
+
+
+def test_a_moved_module_warns_at_its_old_path():
+    import importlib
+    import sys
+
+    import pytest
+
+    sys.modules.pop("bayeval.session_exchange", None)
+    with pytest.warns(DeprecationWarning, match="moved to bayeval.session.exchange"):
+        old = importlib.import_module("bayeval.session_exchange")
+    from bayeval.session import exchange
+
+    assert old.import_answers is exchange.import_answers

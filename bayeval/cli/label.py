@@ -28,7 +28,7 @@ import typer
 
 from bayeval.cli.evaluate import MEASURES, MeasureName, load_source, make_measure, sampler_class
 from bayeval.session import LABEL_RULES
-from bayeval.session_exchange import FORMATS
+from bayeval.session.exchange import FORMATS
 
 __all__ = ["export", "import_", "label", "status"]
 
@@ -719,7 +719,7 @@ def export(
     The session is opened read-only (no lock): exporting works while another process labels.
     Questions are asked by ``bayeval label``; answers come back with ``bayeval import``.
     """
-    from bayeval.session_exchange import label_studio_config as make_config
+    from bayeval.session.exchange import label_studio_config as make_config
 
     mapping = _choices(choices)
     table = _read_data(data)

@@ -11,7 +11,7 @@ import pytest
 import bayeval as be
 from bayeval.models import DirichletTree
 from bayeval.session import Session
-from bayeval.session_exchange import ImportReport, label_studio_config
+from bayeval.session.exchange import ImportReport, label_studio_config
 
 GEN = np.random.default_rng(21)
 TRUTH = GEN.random(1_500) < 0.08

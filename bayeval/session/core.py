@@ -40,7 +40,7 @@ Exchange
 --------
 :meth:`Session.export_pending` writes the pending questions, in the order asked, for labelling
 in another tool, and :meth:`Session.import_answers` records the answers read back (see
-:mod:`bayeval.session_exchange`). Formats: ``"csv"`` and ``"jsonl"`` (fields ``id``, ``label``
+:mod:`bayeval.session.exchange`). Formats: ``"csv"`` and ``"jsonl"`` (fields ``id``, ``label``
 and ``annotator`` to fill in, ``stage``, ``stratum``, ``probability``, ``score``,
 ``prediction`` and any ``data`` columns) and ``"label-studio"`` (export: Label Studio tasks
 with the id, stratum and selection probability in their ``data``/``meta``; import: the
@@ -58,56 +58,26 @@ export, a notebook watching the progress). Locks need POSIX ``fcntl``; elsewhere
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
-import io
 import json
 import sqlite3
-from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+import bayeval.session._store as store
 from bayeval._validation import check_choice, check_int, check_prob
+from bayeval.session._store import SessionInUseError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from bayeval.session_exchange import ImportReport
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not POSIX
-    fcntl = None
+    from bayeval.session.exchange import ImportReport
 
 __all__ = ["LABEL_RULES", "SCHEMA_VERSION", "Session", "SessionInUseError"]
 
 SCHEMA_VERSION = 1
 LABEL_RULES = ("latest", "majority")
-_FORMAT = "bayeval-session"
-_SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE arrays (name TEXT PRIMARY KEY, data BLOB NOT NULL);
-CREATE TABLE events (
-    seq INTEGER PRIMARY KEY, kind TEXT NOT NULL CHECK (kind IN ('ask', 'tell')),
-    at TEXT NOT NULL, rng_state TEXT
-);
-CREATE TABLE questions (
-    event INTEGER NOT NULL REFERENCES events (seq), rank INTEGER NOT NULL,
-    item INTEGER NOT NULL, stage INTEGER NOT NULL, stratum INTEGER, probability REAL,
-    PRIMARY KEY (event, rank)
-);
-CREATE TABLE answers (
-    event INTEGER NOT NULL REFERENCES events (seq), rank INTEGER NOT NULL,
-    item INTEGER NOT NULL, label INTEGER NOT NULL CHECK (label IN (0, 1)), annotator TEXT,
-    PRIMARY KEY (event, rank)
-);
-"""
-
-
-class SessionInUseError(RuntimeError):
-    """Another process (or another open ``Session``) is writing to the session file."""
 
 
 class Session:
@@ -197,33 +167,35 @@ class Session:
         arrays = {
             "scores": pool.scores,
             "predictions": pool.predictions,
-            "ids": _storable_ids(pool),
+            "ids": store.storable_ids(pool),
         }
         meta = {
-            "format": _FORMAT,
+            "format": store.FORMAT,
             "bayeval_version": __version__,
-            "created": _now(),
+            "created": store.now(),
             "sampler": sampler,
-            "options": json.dumps(_encode_options(sampler_options), sort_keys=True),
-            "measure": json.dumps(_encode_dataclass(measure), sort_keys=True),
+            "options": json.dumps(store.encode_options(sampler_options), sort_keys=True),
+            "measure": json.dumps(store.encode_dataclass(measure), sort_keys=True),
             "seed": str(int(rng)),
-            "pool_sha256": _checksum(arrays),
+            "pool_sha256": store.pool_checksum(arrays),
             "systems": json.dumps(list(pool.systems) if pool.n_systems > 1 else None),
             "label_rule": label_rule,
         }
         stored = arrays
         if pool_file is not None:
-            meta["pool_file"] = str(_write_pool_file(Path(pool_file), arrays, meta["pool_sha256"]))
+            meta["pool_file"] = str(
+                store.write_pool_file(Path(pool_file), arrays, meta["pool_sha256"])
+            )
             stored = {}
-        db = _connect(path)
-        lock = _lock(path)
+        db = store.connect(path)
+        lock = store.lock(path)
         with db:
-            db.executescript(_SCHEMA)
+            db.executescript(store.SCHEMA)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
             db.executemany(
                 "INSERT INTO arrays VALUES (?, ?)",
-                [(name, _to_bytes(values)) for name, values in stored.items()],
+                [(name, store.to_bytes(values)) for name, values in stored.items()],
             )
         session = cls(path, db, instance, meta)
         session._lock = lock
@@ -254,28 +226,30 @@ class Session:
         path = Path(path)
         if not path.is_file():
             raise ValueError(f"`path` must be an existing session file; {path} does not exist.")
-        lock = None if read_only else _lock(path)
+        lock = None if read_only else store.lock(path)
         try:
             session = cls._load(path, pool_file)
         except BaseException:
-            _unlock(lock)
+            store.unlock(lock)
             raise
         session._lock, session.read_only = lock, read_only
         return session
 
     @classmethod
     def _load(cls, path: Path, pool_file: Any) -> Session:
-        db = _connect(path)
+        db = store.connect(path)
         try:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-            arrays = {name: _from_bytes(data) for name, data in db.execute("SELECT * FROM arrays")}
+            arrays = {
+                name: store.from_bytes(data) for name, data in db.execute("SELECT * FROM arrays")
+            }
         except sqlite3.DatabaseError as err:
             db.close()
             raise ValueError(
                 f"{path} is not a bayeval session (or it is damaged): sqlite says {err}."
             ) from None
-        if meta.get("format") != _FORMAT:
+        if meta.get("format") != store.FORMAT:
             db.close()
             raise ValueError(f"{path} is not a bayeval session (no session metadata).")
         if version > SCHEMA_VERSION:
@@ -286,20 +260,20 @@ class Session:
             )
         if "pool_file" in meta:
             try:
-                arrays = _read_pool_file(Path(pool_file or meta["pool_file"]), path)
+                arrays = store.read_pool_file(Path(pool_file or meta["pool_file"]), path)
             except ValueError:
                 db.close()
                 raise
-            if _checksum(arrays) != meta["pool_sha256"]:
+            if store.pool_checksum(arrays) != meta["pool_sha256"]:
                 db.close()
                 raise ValueError(
                     f"{path}: the pool file {pool_file or meta['pool_file']} is a file for "
                     "another pool (checksum mismatch)."
                 )
-        elif _checksum(arrays) != meta["pool_sha256"]:
+        elif store.pool_checksum(arrays) != meta["pool_sha256"]:
             db.close()
             raise ValueError(f"{path}: the stored pool does not match its checksum.")
-        sampler = _rebuild(meta, arrays)
+        sampler = store.rebuild(meta, arrays)
         session = cls(path, db, sampler, meta)
         try:
             session._replay()
@@ -465,7 +439,7 @@ class Session:
     def export_pending(self, path: Any, format: str | None = None, data: Any = None) -> int:
         """Write the pending questions to a file for labelling elsewhere; return how many.
 
-        See :func:`bayeval.session_exchange.export_pending` (and its module notes for an
+        See :func:`bayeval.session.exchange.export_pending` (and its module notes for an
         example).
 
         Parameters
@@ -482,7 +456,7 @@ class Session:
         int
             The number of questions written, in the order they were asked.
         """
-        from bayeval.session_exchange import export_pending
+        from bayeval.session.exchange import export_pending
 
         return export_pending(self, path, format=format, data=data)
 
@@ -499,7 +473,7 @@ class Session:
         ``{0, 1}`` raise ``ValueError`` naming the file, row and value; nothing is recorded
         then). Answers equal to the annotator's latest answer for the item are skipped, so
         importing a file twice changes nothing. See
-        :func:`bayeval.session_exchange.import_answers`.
+        :func:`bayeval.session.exchange.import_answers`.
 
         Parameters
         ----------
@@ -514,10 +488,10 @@ class Session:
 
         Returns
         -------
-        bayeval.session_exchange.ImportReport
+        bayeval.session.exchange.ImportReport
             ``recorded`` answers added, ``skipped`` identical repeats, ``rows`` answers read.
         """
-        from bayeval.session_exchange import import_answers
+        from bayeval.session.exchange import import_answers
 
         return import_answers(self, path, format=format, annotator=annotator, choices=choices)
 
@@ -580,7 +554,7 @@ class Session:
     def close(self) -> None:
         """Close the file and release its lock (everything told is already committed)."""
         self._db.close()
-        _unlock(self._lock)
+        store.unlock(self._lock)
         self._lock = None
 
     def __enter__(self) -> Session:
@@ -598,7 +572,8 @@ class Session:
     # -- internals ------------------------------------------------------------------------------
     def _event(self, kind: str, rng_state: str | None = None) -> int:
         cursor = self._db.execute(
-            "INSERT INTO events (kind, at, rng_state) VALUES (?, ?, ?)", (kind, _now(), rng_state)
+            "INSERT INTO events (kind, at, rng_state) VALUES (?, ?, ?)",
+            (kind, store.now(), rng_state),
         )
         return int(cursor.lastrowid)
 
@@ -678,155 +653,3 @@ def _resolve(answers: list[tuple[str | None, int]], rule: str) -> int:
     if positive == negative:
         return answers[-1][1]
     return int(positive > negative)
-
-
-def _lock(path: Path):
-    """Take the session's exclusive advisory lock, or raise ``SessionInUseError``."""
-    if fcntl is None:  # pragma: no cover - not POSIX
-        return None
-    handle = open(path, "rb")  # noqa: SIM115 - held until Session.close
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.close()
-        raise SessionInUseError(
-            f"session is in use: {path} is open for writing elsewhere (another process or "
-            "Session). Close it there first, or use Session.open(path, read_only=True) to "
-            "read it."
-        ) from None
-    return handle
-
-
-def _unlock(handle) -> None:
-    if handle is not None:
-        handle.close()  # closing the descriptor releases the flock
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(path, isolation_level="DEFERRED")
-    try:
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = FULL")  # a committed answer survives a power cut
-    except sqlite3.DatabaseError:
-        pass  # not a database: reported by the caller's first read
-    return db
-
-
-def _rebuild(meta: dict, arrays: dict) -> Any:
-    from bayeval import measures
-    from bayeval.pool import Pool
-    from bayeval.sampling.run import sampler_class
-
-    ids = arrays["ids"]
-    pool = Pool(
-        arrays["scores"],
-        predictions=arrays["predictions"],
-        ids=None if ids.size == 0 else ids,
-        systems=json.loads(meta.get("systems", "null")),
-    )
-    measure = _decode_dataclass(json.loads(meta["measure"]), measures)
-    options = _decode_options(json.loads(meta["options"]))
-    return sampler_class(meta["sampler"])(pool, measure, rng=int(meta["seed"]), **options)
-
-
-_POOL_ARRAYS = ("scores", "predictions", "ids")
-
-
-def _write_pool_file(path: Path, arrays: dict, checksum: str) -> Path:
-    """Write the pool to ``path`` (``.npz``), or check that the file there holds it."""
-    if path.suffix != ".npz":
-        raise ValueError(f"`pool_file` must be an .npz file; got {path}.")
-    if path.exists():
-        if _checksum(_read_pool_file(path, path)) != checksum:
-            raise ValueError(
-                f"`pool_file` {path} exists and holds another pool (checksum mismatch); give a "
-                "new path or the file of this pool."
-            )
-    else:
-        np.savez(path, **arrays)
-    return path.resolve()
-
-
-def _read_pool_file(path: Path, session: Path) -> dict:
-    if not path.is_file():
-        raise ValueError(
-            f"{session}: the session's pool file {path} is missing; if it moved, pass its new "
-            "place: Session.open(path, pool_file=...)."
-        )
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            return {name: data[name] for name in _POOL_ARRAYS}
-    except (KeyError, ValueError, OSError) as err:
-        raise ValueError(f"{path} is not a bayeval pool file: {err}.") from None
-
-
-def _storable_ids(pool: Any) -> np.ndarray:
-    if pool.has_default_ids:
-        return np.empty(0, dtype=np.int64)  # positions are the ids
-    ids = pool.ids
-    return ids.astype(str) if ids.dtype == object else ids
-
-
-def _to_bytes(values: np.ndarray) -> bytes:
-    buffer = io.BytesIO()
-    np.save(buffer, np.ascontiguousarray(values), allow_pickle=False)
-    return buffer.getvalue()
-
-
-def _from_bytes(data: bytes) -> np.ndarray:
-    return np.load(io.BytesIO(data), allow_pickle=False)
-
-
-def _checksum(arrays: dict) -> str:
-    digest = hashlib.sha256()
-    for name in sorted(arrays):
-        digest.update(name.encode())
-        digest.update(_to_bytes(arrays[name]))
-    return digest.hexdigest()
-
-
-def _encode_dataclass(obj: Any) -> dict:
-    values = {}
-    for f in fields(obj):
-        value = getattr(obj, f.name)
-        values[f.name] = value.tolist() if isinstance(value, np.ndarray) else value
-    return {"class": type(obj).__name__, "fields": values}
-
-
-def _decode_dataclass(spec: dict, namespace: Any) -> Any:
-    return getattr(namespace, spec["class"])(**spec["fields"])
-
-
-def _encode_options(options: dict) -> dict:
-    from bayeval.models import DirichletTree, ScoreCalibration
-
-    out = {}
-    for key, value in options.items():
-        if isinstance(value, DirichletTree | ScoreCalibration):
-            out[key] = {"__model__": _encode_dataclass(value)}
-            continue
-        try:
-            json.dumps(value)
-        except TypeError:
-            raise ValueError(
-                f"sampler option `{key}` must be a JSON value (number, string, list) or a "
-                f"DirichletTree or ScoreCalibration, so that the session can rebuild the sampler; "
-                f"got {value!r}."
-            ) from None
-        out[key] = value
-    return out
-
-
-def _decode_options(options: dict) -> dict:
-    from bayeval import models
-
-    return {
-        key: _decode_dataclass(value["__model__"], models)
-        if isinstance(value, dict) and "__model__" in value
-        else value
-        for key, value in options.items()
-    }
-
-
-def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
