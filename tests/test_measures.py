@@ -476,3 +476,13 @@ def test_fowlkes_mallows_jacobian_without_true_positives():
     # g = R1 / sqrt(R2 R3) is 0 at R1 = 0 and its derivative 1 / sqrt(R2 R3) is finite
     jac = measures.FowlkesMallows().jacobian(np.array([0.0, 0.5, 0.5]))
     np.testing.assert_allclose(jac, [[2.0, 0.0, 0.0]], atol=1e-15)
+
+
+def test_measures_by_name():
+    from bayeval.measures import by_name
+    from bayeval.measures.registry import NAMES
+
+    assert by_name("f0.5") == measures.FScore(beta=0.5)
+    assert all(by_name(name).outputs for name in NAMES)
+    with pytest.raises(ValueError, match="`name` must be one of 'f1', 'f2'.*; got 'f3'"):
+        by_name("f3")

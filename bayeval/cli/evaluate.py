@@ -20,18 +20,7 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-#: ``--measure`` names: the measure's output name -> (class in bayeval.measures, arguments).
-MEASURES: dict[str, tuple[str, dict]] = {
-    "f1": ("FScore", {"beta": 1.0}),
-    "f2": ("FScore", {"beta": 2.0}),
-    "f0.5": ("FScore", {"beta": 0.5}),
-    "precision": ("Precision", {}),
-    "recall": ("Recall", {}),
-    "accuracy": ("Accuracy", {}),
-    "balanced_accuracy": ("BalancedAccuracy", {}),
-    "matthews_correlation": ("MatthewsCorrelation", {}),
-    "fowlkes_mallows": ("FowlkesMallows", {}),
-}
+from bayeval.measures.registry import NAMES, by_name
 
 #: Measures reported next to the one sampled for, estimated from the same labels.
 COMPANIONS = ("precision", "recall", "f1")
@@ -39,7 +28,7 @@ COMPANIONS = ("precision", "recall", "f1")
 #: Thresholds of the precision-recall curve in the report.
 PR_THRESHOLDS = 19
 
-MeasureName = StrEnum("MeasureName", [(name, name) for name in MEASURES])
+MeasureName = StrEnum("MeasureName", [(name, name) for name in NAMES])  # --measure
 
 _ANSWERS = {
     "y": 1, "yes": 1, "1": 1, "n": 0, "no": 0, "0": 0,
@@ -187,14 +176,6 @@ def load_source(spec: str, threshold: float = 0.5) -> Source:
     return Source(path.name, pool, df.drop(columns="label", errors="ignore"), truth)
 
 
-def make_measure(name: str):
-    """Return the :mod:`bayeval.measures` measure of a ``--measure`` name."""
-    from bayeval import measures
-
-    cls, kwargs = MEASURES[name]
-    return getattr(measures, cls)(**kwargs)
-
-
 def sampler_class(name: str):
     """Return the sampler class of a ``--sampler`` value (a name of ``SAMPLERS``)."""
     from bayeval.sampling.run import SAMPLERS
@@ -224,7 +205,7 @@ class Tracker:
         for name in COMPANIONS:
             if name == measure_name:
                 continue
-            measure = make_measure(name)
+            measure = by_name(name)
             if sampler.covers(measure):
                 self.companions[name] = measure
                 self.names.append(name)
@@ -417,7 +398,7 @@ def evaluate(
         raise _bad(f"must be at most the pool's {source.pool.size:,} items; got {budget:,}.",
                    "--budget")  # fmt: skip
     batch_size = batch_size or (10 if interactive else 50)
-    run_measure = make_measure(measure.value)
+    run_measure = by_name(measure.value)
     console = Console(stderr=as_json)
     start = time.perf_counter()
     instance = cls(source.pool, run_measure, batch_size=batch_size, rng=seed)
@@ -452,7 +433,7 @@ def _true_values(source, tracker) -> dict[str, float]:
         return {}
     out = {}
     for name in tracker.names:
-        measure = make_measure(name)
+        measure = by_name(name)
         values = measure.value(source.truth, predictions=source.pool.predictions)
         out.update(zip(measure.outputs, values.tolist(), strict=True))
     return out

@@ -26,7 +26,8 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from bayeval.cli.evaluate import MEASURES, MeasureName, load_source, make_measure, sampler_class
+from bayeval.cli.evaluate import MeasureName, load_source, sampler_class
+from bayeval.measures.registry import NAMES, by_name
 from bayeval.session import LABEL_RULES
 from bayeval.session.exchange import FORMATS
 
@@ -110,8 +111,8 @@ def _open(path: Path, *, read_only: bool):
 
 def _measure_name(measure: Any) -> str:
     """Return the ``--measure`` name of a measure, or its repr when it has none."""
-    for name in MEASURES:
-        if make_measure(name) == measure:
+    for name in NAMES:
+        if by_name(name) == measure:
             return name
     return repr(measure)
 
@@ -165,7 +166,7 @@ def _check_agrees(session, pool, source, measure, sampler, seed, label_rule) -> 
     meta = session.meta
     where = f"the session {session.path} was created with"
     keep = "; leave the option out to continue the session (its settings never change)."
-    if measure is not None and make_measure(measure.value) != session.sampler.measure:
+    if measure is not None and by_name(measure.value) != session.sampler.measure:
         theirs = _measure_name(session.sampler.measure)
         raise _bad(f"{where} --measure {theirs}, not {measure.value}{keep}", "--measure")
     if sampler is not None and sampler != meta["sampler"]:
@@ -280,7 +281,7 @@ def label(
             sess = Session.create(
                 session,
                 source.pool,
-                make_measure((measure or MeasureName.f1).value),
+                by_name((measure or MeasureName.f1).value),
                 name,
                 rng=seed,
                 label_rule=(label_rule or LabelRule.latest).value,

@@ -55,9 +55,11 @@ from bayeval.measures.classification import (
     Recall,
 )
 from bayeval.measures.curve import PrecisionRecallCurve
+from bayeval.measures.registry import by_name
 from bayeval.measures.regression import MeanAbsoluteError, MeanSquaredError, RSquared
 
 __all__ = [
+    "by_name",
     "Accuracy",
     "BalancedAccuracy",
     "BrierScore",
