@@ -31,6 +31,7 @@ __all__ = [
     "check_rng",
     "check_scores",
     "philox_key",
+    "plain",
 ]
 
 
@@ -206,7 +207,7 @@ def check_labels(values: Any, name: str) -> np.ndarray:
         bad = (arr != 0) & (arr != 1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        value = arr[i].item() if isinstance(arr[i], np.generic) else arr[i]
+        value = plain(arr[i])
         raise ValueError(
             f"`{name}` not 0/1: every label must be {LABEL_SPELLINGS}; entry {i} is {value!r}."
         )
@@ -236,3 +237,11 @@ def philox_key(rng: Any) -> tuple[int, int]:
     else:
         words = gen.integers(0, 2**32, size=2, dtype=np.uint64)
     return int(words[0]), int(words[1])
+
+
+def plain(value: Any) -> Any:
+    """Return a numpy scalar as the Python value it holds, anything else as it is.
+
+    Messages show ``2``, not ``np.int64(2)``.
+    """
+    return value.item() if isinstance(value, np.generic) else value

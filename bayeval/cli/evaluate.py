@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import time
 from collections import deque
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -20,6 +19,7 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
+from bayeval.datasets.files import ScoredItems, febrl_items, read_scored_items
 from bayeval.measures.registry import NAMES, by_name
 
 #: Measures reported next to the one sampled for, estimated from the same labels.
@@ -56,124 +56,22 @@ HELP = "\n\n".join(
 )
 
 
-@dataclass(frozen=True)
-class Source:
-    """A pool to evaluate, what an annotator sees of its items, and the labels if known."""
-
-    name: str
-    pool: Any
-    items: Any
-    truth: np.ndarray | None
-
-
 def _bad(message: str, option: str = "--pool") -> typer.BadParameter:
     return typer.BadParameter(message, param_hint=f"'{option}'")
 
 
-def _numbers(df, column: str, where: str) -> np.ndarray:
-    """Return a column as finite float64 numbers, or raise naming the first bad row."""
-    import pandas as pd
+def load_source(spec: str, threshold: float = 0.5) -> ScoredItems:
+    """Load ``--pool``: ``"febrl"`` (:func:`~bayeval.datasets.files.febrl_items`) or a file.
 
-    values = pd.to_numeric(df[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    bad = ~np.isfinite(values)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise _bad(
-            f"{where}: column {column!r} must hold finite numbers; data row {i + 1} holds "
-            f"{df[column].iloc[i]!r}."
-        )
-    return values
-
-
-def _binary(df, column: str, where: str, hint: str = "") -> np.ndarray:
-    """Return a 0/1 (or boolean) column as int8, or raise naming the first bad row."""
-    import pandas as pd
-
-    values = df[column]
-    if pd.api.types.is_bool_dtype(values) and not values.isna().any():
-        return values.to_numpy(dtype=np.int8)
-    numbers = pd.to_numeric(values, errors="coerce")
-    bad = ~numbers.isin([0, 1]).to_numpy()
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise _bad(
-            f"{where}: column {column!r} must hold 0 or 1 (or true/false) in every row; data "
-            f"row {i + 1} holds {values.iloc[i]!r}.{hint}"
-        )
-    return numbers.to_numpy(dtype=np.int8)
-
-
-def load_source(spec: str, threshold: float = 0.5) -> Source:
-    """Load ``--pool``: ``"febrl"`` or a CSV or Parquet file of scored items.
-
-    Parameters
-    ----------
-    spec : str
-        ``"febrl"`` for :func:`bayeval.datasets.load_febrl_pairs`, or the path of a ``.csv``
-        or ``.parquet`` (``.pq``) file with columns ``score`` and optionally ``id``,
-        ``prediction`` and ``label``.
-    threshold : float, default 0.5
-        Predictions are ``score >= threshold`` when the file has no ``prediction`` column.
-
-    Returns
-    -------
-    Source
-
-    Raises
-    ------
-    typer.BadParameter
-        Naming ``--pool``, the file, and the column and row at fault.
+    See :func:`bayeval.datasets.files.read_scored_items`; its errors become
+    ``typer.BadParameter`` naming ``--pool``.
     """
-    import pandas as pd
-
-    import bayeval as be
-
     if spec == "febrl":
-        pairs = be.datasets.load_febrl_pairs()
-        pool = be.Pool(pairs["score"].to_numpy(), pairs["predicted"].to_numpy())
-        truth = pairs["label"].to_numpy().astype(np.int8)
-        return Source("FEBRL record pairs", pool, pairs.drop(columns="label"), truth)
-    path = Path(spec)
-    suffix = path.suffix.lower()
-    if suffix not in (".csv", ".parquet", ".pq"):
-        raise _bad(f"expected 'febrl' or a .csv or .parquet file; got {spec!r}.")
-    if not path.is_file():
-        raise _bad(f"file {spec!r} does not exist.")
+        return febrl_items()
     try:
-        df = pd.read_csv(path) if suffix == ".csv" else pd.read_parquet(path)
-    except ImportError:
-        raise _bad(
-            f"reading {spec!r} needs pyarrow, which is not installed: pip install "
-            "'bayeval[parquet]'."
-        ) from None
-    except (OSError, ValueError, pd.errors.ParserError) as err:
-        raise _bad(f"cannot read {spec!r}: {err}") from None
-    if "score" not in df.columns:
-        raise _bad(
-            f"{spec}: a column 'score' is needed (and optionally id, prediction, label); its "
-            f"columns are {list(map(str, df.columns))}."
-        )
-    if df.empty:
-        raise _bad(f"{spec}: the file has no rows.")
-    scores = _numbers(df, "score", spec)
-    predictions = None
-    if "prediction" in df.columns:
-        predictions = _binary(df, "prediction", spec)
-    truth = None
-    if "label" in df.columns:
-        hint = " Leave the column out to label the items interactively."
-        truth = _binary(df, "label", spec, hint)
-    ids = None
-    if "id" in df.columns:
-        missing = df["id"].isna().to_numpy()
-        if missing.any():
-            raise _bad(f"{spec}: column 'id' is empty in data row {np.argmax(missing) + 1}.")
-        ids = df["id"].to_numpy()
-    try:
-        pool = be.Pool(scores, predictions, threshold, ids)
-    except ValueError as err:  # ids repeated or of mixed types (positions count from 0)
-        raise _bad(f"{spec}: column 'id': {err}") from None
-    return Source(path.name, pool, df.drop(columns="label", errors="ignore"), truth)
+        return read_scored_items(spec, threshold)
+    except ValueError as err:
+        raise _bad(str(err)) from None
 
 
 def sampler_class(name: str):

@@ -1,0 +1,161 @@
+"""Scored items from a file (or the bundled FEBRL pool): the pool, what annotators see, labels.
+
+``bayeval evaluate --pool`` and ``bayeval label --pool`` read their pools with these functions;
+errors are ``ValueError`` naming the file and the column and row at fault.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bayeval._validation import plain
+
+__all__ = ["ScoredItems", "febrl_items", "read_scored_items"]
+
+
+@dataclass(frozen=True)
+class ScoredItems:
+    """A pool to evaluate, what an annotator sees of its items, and the labels if known.
+
+    Attributes
+    ----------
+    name : str
+        The file's name (or the data set's).
+    pool : bayeval.Pool
+    items : pandas.DataFrame
+        One row per item, every column but ``label``: what a person labelling an item sees.
+    truth : numpy.ndarray or None
+        The ``label`` column as 0/1 (int8) when the file has one (a simulation), else None.
+    """
+
+    name: str
+    pool: Any
+    items: Any
+    truth: np.ndarray | None
+
+
+def febrl_items() -> ScoredItems:
+    """Return the bundled FEBRL pool (:func:`bayeval.datasets.load_febrl_pairs`) with its labels."""
+    from bayeval.datasets._febrl import load_febrl_pairs
+    from bayeval.pool import Pool
+
+    pairs = load_febrl_pairs()
+    pool = Pool(pairs["score"].to_numpy(), pairs["predicted"].to_numpy())
+    truth = pairs["label"].to_numpy().astype(np.int8)
+    return ScoredItems("FEBRL record pairs", pool, pairs.drop(columns="label"), truth)
+
+
+def read_scored_items(path: Any, threshold: float = 0.5) -> ScoredItems:
+    """Read a CSV or Parquet file of scored items, one row per item.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A ``.csv`` or ``.parquet`` (``.pq``) file with a column ``score`` and optionally ``id``
+        (default: the row number from 0), ``prediction`` (0/1) and ``label`` (0/1).
+    threshold : float, default 0.5
+        Predictions are ``score >= threshold`` when the file has no ``prediction`` column.
+
+    Returns
+    -------
+    ScoredItems
+
+    Raises
+    ------
+    ValueError
+        Naming the file, and the column and row at fault.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import pandas as pd
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "items.csv"
+    >>> table = {"id": ["a", "b", "c"], "score": [0.9, 0.2, 0.6], "label": [1, 0, 0]}
+    >>> pd.DataFrame(table).to_csv(path, index=False)
+    >>> items = read_scored_items(path)
+    >>> items.pool.predictions.tolist(), items.truth.tolist(), list(items.items.columns)
+    ([1, 0, 1], [1, 0, 0], ['id', 'score'])
+    """
+    import pandas as pd
+
+    from bayeval.pool import Pool
+
+    path = Path(path)
+    spec = str(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".parquet", ".pq"):
+        raise ValueError(f"expected 'febrl' or a .csv or .parquet file; got {spec!r}.")
+    if not path.is_file():
+        raise ValueError(f"file {spec!r} does not exist.")
+    try:
+        df = pd.read_csv(path) if suffix == ".csv" else pd.read_parquet(path)
+    except ImportError:
+        raise ValueError(
+            f"reading {spec!r} needs pyarrow, which is not installed: pip install "
+            "'bayeval[parquet]'."
+        ) from None
+    except (OSError, ValueError, pd.errors.ParserError) as err:
+        raise ValueError(f"cannot read {spec!r}: {err}") from None
+    if "score" not in df.columns:
+        raise ValueError(
+            f"{spec}: a column 'score' is needed (and optionally id, prediction, label); its "
+            f"columns are {list(map(str, df.columns))}."
+        )
+    if df.empty:
+        raise ValueError(f"{spec}: the file has no rows.")
+    scores = _numbers(df, "score", spec)
+    predictions = _binary(df, "prediction", spec) if "prediction" in df.columns else None
+    truth = None
+    if "label" in df.columns:
+        hint = " Leave the column out to label the items interactively."
+        truth = _binary(df, "label", spec, hint)
+    ids = None
+    if "id" in df.columns:
+        missing = df["id"].isna().to_numpy()
+        if missing.any():
+            raise ValueError(
+                f"{spec}: column 'id' is empty in data row {int(np.argmax(missing)) + 1}."
+            )
+        ids = df["id"].to_numpy()
+    try:
+        pool = Pool(scores, predictions, threshold, ids)
+    except ValueError as err:  # ids repeated or of mixed types (positions count from 0)
+        raise ValueError(f"{spec}: column 'id': {err}") from None
+    return ScoredItems(path.name, pool, df.drop(columns="label", errors="ignore"), truth)
+
+
+def _numbers(df, column: str, where: str) -> np.ndarray:
+    """Return a column as finite float64 numbers, or raise naming the first bad row."""
+    import pandas as pd
+
+    values = pd.to_numeric(df[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{where}: column {column!r} must hold finite numbers; data row {i + 1} holds "
+            f"{plain(df[column].iloc[i])!r}."
+        )
+    return values
+
+
+def _binary(df, column: str, where: str, hint: str = "") -> np.ndarray:
+    """Return a 0/1 (or boolean) column as int8, or raise naming the first bad row."""
+    import pandas as pd
+
+    values = df[column]
+    if pd.api.types.is_bool_dtype(values) and not values.isna().any():
+        return values.to_numpy(dtype=np.int8)
+    numbers = pd.to_numeric(values, errors="coerce")
+    bad = ~numbers.isin([0, 1]).to_numpy()
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{where}: column {column!r} must hold 0 or 1 (or true/false) in every row; data "
+            f"row {i + 1} holds {plain(values.iloc[i])!r}.{hint}"
+        )
+    return numbers.to_numpy(dtype=np.int8)
