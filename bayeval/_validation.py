@@ -53,7 +53,7 @@ def check_choice(value: Any, allowed: Iterable[str], name: str) -> str:
     allowed = tuple(allowed)
     if value not in allowed:
         options = ", ".join(repr(a) for a in allowed)
-        raise ValueError(f"`{name}` must be one of {options}; got {value!r}.")
+        raise ValueError(f"`{name}` must be one of {options}; got {plain(value)!r}.")
     return value
 
 
@@ -96,47 +96,47 @@ def check_rng(rng: Any) -> np.random.Generator:
 def check_whole(value: Any, name: str, *, minimum: int, maximum: int | None = None) -> int:
     """Return ``value`` as an int ``>= minimum`` (whole floats such as ``2e9`` are accepted)."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
-        raise ValueError(f"`{name}` must be a whole number >= {minimum}; got {value!r}.")
+        raise ValueError(f"`{name}` must be a whole number >= {minimum}; got {plain(value)!r}.")
     if isinstance(value, Integral):
         number = int(value)
     else:
         as_float = float(value)
         if not math.isfinite(as_float) or as_float != round(as_float):
-            raise ValueError(f"`{name}` must be a whole number >= {minimum}; got {value!r}.")
+            raise ValueError(f"`{name}` must be a whole number >= {minimum}; got {plain(value)!r}.")
         number = int(as_float)
     if number < minimum:
-        raise ValueError(f"`{name}` must be a whole number >= {minimum}; got {value!r}.")
+        raise ValueError(f"`{name}` must be a whole number >= {minimum}; got {plain(value)!r}.")
     if maximum is not None and number > maximum:
-        raise ValueError(f"`{name}` must be at most {maximum}; got {value!r}.")
+        raise ValueError(f"`{name}` must be at most {maximum}; got {plain(value)!r}.")
     return number
 
 
 def check_int(value: Any, name: str, *, minimum: int) -> int:
     """Return ``value`` as an int ``>= minimum``; floats (even whole ones) are refused."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
+        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {plain(value)!r}.")
     if value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
+        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {plain(value)!r}.")
     return int(value)
 
 
 def check_nonnegative(value: Any, name: str) -> float:
     """Return ``value`` as a finite float ``>= 0``; booleans and strings are refused."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
-        raise ValueError(f"`{name}` must be a number >= 0; got {value!r}.")
+        raise ValueError(f"`{name}` must be a number >= 0; got {plain(value)!r}.")
     number = float(value)
     if not math.isfinite(number) or number < 0:
-        raise ValueError(f"`{name}` must be a number >= 0; got {value!r}.")
+        raise ValueError(f"`{name}` must be a number >= 0; got {plain(value)!r}.")
     return number
 
 
 def check_positive(value: Any, name: str) -> float:
     """Return ``value`` as a finite float ``> 0``; booleans and strings are refused."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
-        raise ValueError(f"`{name}` must be a positive number; got {value!r}.")
+        raise ValueError(f"`{name}` must be a positive number; got {plain(value)!r}.")
     number = float(value)
     if not math.isfinite(number) or number <= 0:
-        raise ValueError(f"`{name}` must be a positive number; got {value!r}.")
+        raise ValueError(f"`{name}` must be a positive number; got {plain(value)!r}.")
     return number
 
 

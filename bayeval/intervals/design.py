@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayeval._validation import check_choice, check_count_array, check_prob, check_rng
+from bayeval._validation import check_choice, check_prob, check_rng, check_whole
 from bayeval.sample import StratifiedSample
 
 __all__ = [
@@ -24,10 +24,6 @@ __all__ = [
     "recall_estimator_distribution",
     "recommend_allocation",
 ]
-
-
-def _count(value, name):
-    return int(check_count_array(value, name)[0])
 
 
 @dataclass(frozen=True)
@@ -103,8 +99,10 @@ def recall_estimator_distribution(
     >>> print(f"{d.true_recall:.3f} {d.mean:.3f} {d.bias:+.3f}")
     0.250 0.314 +0.064
     """
-    N1, R1, N0, R0 = (_count(v, k) for v, k in ((N1, "N1"), (R1, "R1"), (N0, "N0"), (R0, "R0")))
-    n1, n0 = _count(n1, "n1"), _count(n0, "n0")
+    N1, R1, N0, R0 = (
+        check_whole(v, k, minimum=0) for v, k in ((N1, "N1"), (R1, "R1"), (N0, "N0"), (R0, "R0"))
+    )
+    n1, n0 = check_whole(n1, "n1", minimum=0), check_whole(n0, "n0", minimum=0)
     for small, big, s_name, b_name in (
         (R1, N1, "R1", "N1"),
         (R0, N0, "R0", "N0"),
@@ -153,7 +151,10 @@ def _population_yields(population, retrieved, recall, precision, prevalence):
 
     Recall and one of precision or prevalence fix the positives.
     """
-    population, retrieved = _count(population, "population"), _count(retrieved, "retrieved")
+    population, retrieved = (
+        check_whole(population, "population", minimum=0),
+        check_whole(retrieved, "retrieved", minimum=0),
+    )
     if retrieved >= population:
         raise ValueError(
             f"`retrieved` must be smaller than `population`; got {retrieved} >= {population}."
@@ -243,7 +244,7 @@ def expected_interval_width(
     from bayeval.intervals.api import f1_interval, precision_interval, recall_interval
 
     N1, N0, R1, R0 = _population_yields(population, retrieved, recall, precision, prevalence)
-    sample_size = _count(sample_size, "sample_size")
+    sample_size = check_whole(sample_size, "sample_size", minimum=0)
     share = check_prob(retrieved_share, "retrieved_share")
     check_choice(measure, ("recall", "precision", "f1"), "measure")
     if not isinstance(outcomes, (int, np.integer)) or outcomes < 2:
@@ -433,8 +434,12 @@ def recommend_allocation(
     """
     N1, N0, _, _ = _population_yields(population, retrieved, recall, precision, prevalence)
     target = check_prob(target_width, "target_width")
-    largest = N1 + N0 if max_sample_size is None else _count(max_sample_size, "max_sample_size")
-    smallest = _count(min_sample_size, "min_sample_size")
+    largest = (
+        N1 + N0
+        if max_sample_size is None
+        else check_whole(max_sample_size, "max_sample_size", minimum=0)
+    )
+    smallest = check_whole(min_sample_size, "min_sample_size", minimum=0)
     if not 2 <= smallest <= largest:
         raise ValueError(
             "`min_sample_size` and `max_sample_size` must satisfy 2 <= min <= max (a label from "

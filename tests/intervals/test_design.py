@@ -40,6 +40,11 @@ def test_estimator_distribution_bad_input():
         recall_estimator_distribution(N1=10, R1=11, N0=100, R0=3, n1=5, n0=5)
     with pytest.raises(ValueError, match="`n0` must be"):
         recall_estimator_distribution(N1=10, R1=5, N0=100, R0=3, n1=5, n0=0)
+    # a sequence is refused, not cut to its first entry; numbers are shown as Python's
+    with pytest.raises(ValueError, match=r"`N1` must be a whole number >= 0; got \[100, 7\]"):
+        recall_estimator_distribution(N1=[100, 7], R1=5, N0=100, R0=3, n1=5, n0=5)
+    with pytest.raises(ValueError, match="`n1` must be a whole number >= 0; got 2.5"):
+        recall_estimator_distribution(N1=10, R1=5, N0=100, R0=3, n1=np.float64(2.5), n0=5)
 
 
 def test_expected_width_shrinks_with_sample_size():
