@@ -105,8 +105,8 @@ def test_each_round_of_labels_goes_one_system_further_and_ends_as_in_python(
     assert out["done"] and out["pending"] == [] and ask.read_text() == ""
     assert out["complete"] == names and out["waiting"] == out["not_submitted"] == []
     assert out["labels_used"] == len(rows) == ev.submissions["new_labels"].sum()
-    assert (out["estimator"], out["interval"], out["prob"]) == ("joint", "normal", 0.9)
-    assert out["header"] == "joint, 90% normal" == ev.table().columns.name
+    assert (out["estimator"], out["interval"], out["prob"]) == ("joint", "normal", 0.95)
+    assert out["header"] == "joint, 95% normal" == ev.table().columns.name
     _check_rows(out, ev.table())
     planned = ev.submissions
     for row in out["rows"]:
@@ -117,7 +117,7 @@ def test_each_round_of_labels_goes_one_system_further_and_ends_as_in_python(
     assert result.exit_code == 0, result.output
     text = result.stdout
     assert "4 of 4 systems submitted (seed 0, target se 0.05)" in text
-    assert "joint estimates, 90% normal intervals" in text
+    assert "joint estimates, 95% normal intervals" in text
     assert "normal (Theorem 1 and delta-method standard errors)" in _flat(text)
     assert "all 4 systems are evaluated." in text
     s00 = ev.table().loc["s00"]

@@ -378,7 +378,7 @@ def ondemand(
             help="normal (standard errors), bootstrap (percentile) or bayes (Bayesian bootstrap)."
         ),
     ] = IntervalName.normal,
-    prob: Annotated[float, typer.Option(help="Probability of the intervals, in (0, 1).")] = 0.9,
+    prob: Annotated[float, typer.Option(help="Probability of the intervals, in (0, 1).")] = 0.95,
     seed: Annotated[
         int, typer.Option(min=0, help="Seed of every system's draws and of the bootstrap.")
     ] = 0,

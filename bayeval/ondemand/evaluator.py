@@ -88,7 +88,7 @@ class OnDemandEvaluator:
     ...     ev.tell(ids, uni.label(ids))
     >>> ev.submissions["new_labels"].tolist()
     [135, 127, 130, 97]
-    >>> table = ev.table()
+    >>> table = ev.table(prob=0.9)
     >>> table[["precision", "recall", "f1"]].round(2)
     joint, 90% normal  precision  recall    f1
     system
@@ -301,7 +301,7 @@ class OnDemandEvaluator:
         estimator: Estimator = "joint",
         *,
         interval: IntervalKind = "normal",
-        prob: float = 0.9,
+        prob: float = 0.95,
         n_boot: int = 2000,
     ) -> pd.DataFrame:
         """Return every system's precision, recall and F1 with intervals.
@@ -315,7 +315,7 @@ class OnDemandEvaluator:
             "normal": estimate ± z standard errors. "bootstrap": percentile
             interval, resampling each system's draws and ``Y_0`` independently. "bayes":
             equal-tailed credible interval of the Bayesian bootstrap (:meth:`posterior`).
-        prob : float, default 0.9
+        prob : float, default 0.95
             Probability of the interval (the column header says it).
         n_boot : int, default 2000
             Replicates for "bootstrap" and "bayes".

@@ -14,7 +14,7 @@ def tables(universe, run):
         ev = run(universe, 10_000 + seed, n_samples=60)
         for estimator in ("joint", "simple"):
             for interval in ("normal", "bootstrap", "bayes"):
-                tab = ev.table(estimator, interval=interval, n_boot=300)
+                tab = ev.table(estimator, interval=interval, n_boot=300, prob=0.9)
                 out.setdefault((estimator, interval), []).append(tab)
     return out
 
@@ -96,7 +96,7 @@ def test_adaptive_workflow_intervals_cover_90_percent():
             ev.submit(name, predicted)
             ids = ev.ask()
             ev.tell(ids, uni.label(ids))
-        tab = ev.table()
+        tab = ev.table(prob=0.9)
         for m, hits in inside.items():
             hits.append((tab[f"{m}_lower"] <= truth[m]) & (truth[m] <= tab[f"{m}_upper"]))
     for m, hits in inside.items():
