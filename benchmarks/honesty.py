@@ -83,6 +83,35 @@ def tables(cells: pd.DataFrame) -> str:
     return "\n\n".join(out)
 
 
+def overview(cells: pd.DataFrame) -> str:
+    """Per pool: passing cells and lowest coverage of each interval; AIS's F1 MSE over StaticIS.
+
+    The MSE ratio is that of the design estimates at 1,000 and 2,000 labels, with the standard
+    error propagated from both MSEs' (first order, independent runs).
+    """
+    kinds = ("design", "default", "robust")
+    header = ["pool", *(f"{kind}: passing, min cover" for kind in kinds), "F1 MSE AIS / StaticIS"]
+    rows = []
+    for pool, by_pool in cells.groupby("pool", sort=False):
+        row = [pool]
+        for kind in kinds:
+            g = by_pool[by_pool["interval"] == kind]
+            ok = [passes(r) for _, r in g.iterrows()]
+            row.append(f"{sum(ok)} / {len(ok)}, {g['coverage'].min():.2f}")
+        ratios = []
+        f1 = by_pool[(by_pool["measure"] == "f1") & (by_pool["interval"] == "design")]
+        for budget in (1000, 2000):
+            at = f1[f1["budget"] == budget].set_index("sampler")
+            if {"ais", "static_is"} <= set(at.index):
+                a, b = at.loc["ais"], at.loc["static_is"]
+                ratio = a["mse"] / b["mse"]
+                se = ratio * np.hypot(a["mse_se"] / a["mse"], b["mse_se"] / b["mse"])
+                ratios.append(f"{ratio:.2f} ± {se:.2f} ({budget:,})")
+        row.append(", ".join(ratios) or "-")
+        rows.append(row)
+    return markdown_table(header, rows)
+
+
 def timing(repeats: int = 7) -> dict:
     """Median wall times on the ``separated`` pool (10^5 items), with same-run baselines.
 
@@ -148,7 +177,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.show:
         cells = [cell for path in args.show for cell in json.loads(path.read_text())["cells"]]
-        print(tables(pd.DataFrame(cells)))
+        print(overview(pd.DataFrame(cells)), tables(pd.DataFrame(cells)), sep="\n\n")
         return
     if args.timing_only:
         print(json.dumps({"machine": machine_info(), "timing": timing()}, indent=1))
@@ -174,7 +203,7 @@ def main(argv=None) -> None:
     stop.set()
     if client is not None:
         client.close()
-    print(tables(cells))
+    print(overview(cells), tables(cells), sep="\n\n")
     cells["passes"] = [passes(row) for _, row in cells.iterrows()]
     if args.quick:
         return
