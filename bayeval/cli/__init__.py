@@ -28,16 +28,7 @@ from typing import Annotated
 
 import typer
 
-from bayeval.cli.coverage import coverage as _coverage_command
-from bayeval.cli.evaluate import HELP as _EVALUATE_HELP
-from bayeval.cli.evaluate import evaluate as _evaluate_command
-from bayeval.cli.label import LABEL_HELP as _LABEL_HELP
-from bayeval.cli.label import export as _export_command
-from bayeval.cli.label import import_ as _import_command
-from bayeval.cli.label import label as _label_command
-from bayeval.cli.label import status as _status_command
-from bayeval.cli.ondemand import HELP as _ONDEMAND_HELP
-from bayeval.cli.ondemand import ondemand as _ondemand_command
+from bayeval.cli import coverage, evaluate, label, ondemand
 
 app = typer.Typer(
     help="Label-efficient, Bayesian evaluation: intervals from few labels.",
@@ -627,10 +618,10 @@ def _print_curve_table(result, rows, plot: Path | None) -> None:
         console.print(f"plot saved to {plot}")
 
 
-app.command(name="coverage")(_coverage_command)
-app.command(name="evaluate", help=_EVALUATE_HELP)(_evaluate_command)
-app.command(name="label", help=_LABEL_HELP)(_label_command)
-app.command(name="status")(_status_command)
-app.command(name="export")(_export_command)
-app.command(name="import")(_import_command)
-app.command(name="ondemand", help=_ONDEMAND_HELP)(_ondemand_command)
+app.command(name="coverage")(coverage.coverage)
+app.command(name="evaluate", help=evaluate.HELP)(evaluate.evaluate)
+app.command(name="label", help=label.LABEL_HELP)(label.label)
+app.command(name="status")(label.status)
+app.command(name="export")(label.export)
+app.command(name="import")(label.import_)
+app.command(name="ondemand", help=ondemand.HELP)(ondemand.ondemand)
