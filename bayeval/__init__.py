@@ -4,10 +4,9 @@ Decide which items to label, and turn a few labels into calibrated intervals on 
 recall and F-scores, with full posteriors inspectable in ArviZ.
 """
 
-from bayeval import intervals, oracles
+from bayeval import intervals, oracles, results
 from bayeval._version import __version__
 from bayeval.intervals import (
-    Interval,
     IntervalResult,
     binomial_interval,
     f1_interval,
@@ -15,6 +14,7 @@ from bayeval.intervals import (
     recall_interval,
 )
 from bayeval.pool import Pool
+from bayeval.results import NoPosteriorError, load
 from bayeval.sample import StratifiedSample
 
 _LAZY_SUBMODULES = (
@@ -60,13 +60,16 @@ __all__ = [
     "Pool",
     "StratifiedSample",
     "datasets",
+    # results: one protocol (estimate, interval, summary, posterior, netCDF)
+    "NoPosteriorError",
+    "load",
     # intervals
-    "Interval",
     "IntervalResult",
     "binomial_interval",
     "f1_interval",
     "intervals",
     "oracles",
+    "results",
     "precision_interval",
     "recall_interval",
     # label-efficient evaluation of a scored pool (ask/tell samplers)

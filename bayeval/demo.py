@@ -99,8 +99,8 @@ def run_demo(rng: int | np.random.Generator = 2013, prob: float = 0.95) -> DemoR
     >>> result = run_demo()
     >>> int(result.sample.sampled.sum())
     440
-    >>> covered = (result.table["low"] <= result.table["truth"]) & (
-    ...     result.table["truth"] <= result.table["high"])
+    >>> covered = (result.table["lower"] <= result.table["truth"]) & (
+    ...     result.table["truth"] <= result.table["upper"])
     >>> bool(covered.loc["precision", "beta-binomial-half"])
     True
     """
@@ -136,7 +136,7 @@ def plot_demo(result: DemoResult, path) -> None:
         ax.errorbar(
             part["estimate"],
             y,
-            xerr=[part["estimate"] - part["low"], part["high"] - part["estimate"]],
+            xerr=[part["estimate"] - part["lower"], part["upper"] - part["estimate"]],
             fmt="o",
             capsize=3,
         )

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from bayeval.measures.layout import format_threshold
+
 __all__ = ["plot_history", "plot_pr_curve", "pr_thresholds"]
 
 
@@ -47,24 +49,28 @@ def plot_history(history: Any, path: Any, *, truth: dict | None = None, title: s
     Parameters
     ----------
     history : xarray.Dataset
-        ``estimate``, ``lower`` and ``upper`` over dims ``labels`` and ``output`` (as
-        :attr:`bayeval.Run.history`), with attributes ``prob`` and ``interval``; optionally
-        ``design_lower`` and ``design_upper``, drawn as dashed lines beside the band.
+        ``estimate``, ``lower`` and ``upper`` over dims ``labels``, ``measure`` and optionally
+        ``system`` and ``threshold`` (as :attr:`bayeval.Run.history`), with attributes
+        ``ci_prob`` and ``basis``; optionally ``design_lower`` and ``design_upper``, drawn as
+        dashed lines beside the band.
     path : str or pathlib.Path
     truth : dict, optional
-        True value of some outputs, drawn as dashed lines.
+        True value of some outputs (by output name, ``[system/]measure[@threshold]``), drawn as
+        dashed lines.
     title : str, optional
     """
     import matplotlib.pyplot as plt
 
-    outputs = [str(o) for o in history["output"].values]
+    entries = [d for d in history.dims if d != "labels"]
+    flat = history.stack(entry=entries)
+    outputs = [_output_name(dict(zip(entries, key, strict=True))) for key in flat["entry"].values]
     labels = history["labels"].values
     fig, axes = plt.subplots(
         1, len(outputs), figsize=(3.6 * len(outputs) + 0.8, 3.4), squeeze=False
     )
-    band = f"{history.attrs['prob']:.0%} {history.attrs['interval']} interval"
-    for ax, output in zip(axes[0], outputs, strict=True):
-        h = history.sel(output=output)
+    band = f"{history.attrs['ci_prob']:.0%} {history.attrs['basis']} interval"
+    for i, (ax, output) in enumerate(zip(axes[0], outputs, strict=True)):
+        h = flat.isel(entry=i)
         ax.fill_between(labels, h["lower"], h["upper"], color="C0", alpha=0.25, label=band)
         ax.plot(labels, h["estimate"], color="C0", marker=".", label="estimate")
         if "design_lower" in h:
@@ -83,12 +89,19 @@ def plot_history(history: Any, path: Any, *, truth: dict | None = None, title: s
     plt.close(fig)
 
 
+def _output_name(labels: dict) -> str:
+    """``[system/]measure[@threshold]`` of one entry of a labelled history."""
+    name = str(labels["measure"])
+    if "threshold" in labels:
+        name += f"@{format_threshold(labels['threshold'])}"
+    return f"{labels['system']}/{name}" if "system" in labels else name
+
+
 def plot_pr_curve(
-    thresholds: Any,
-    confidence: Any,
+    estimate: Any,
+    prob: float,
     path: Any,
     *,
-    credible: Any = None,
     truth: np.ndarray | None = None,
     title: str = "",
 ) -> None:
@@ -96,46 +109,53 @@ def plot_pr_curve(
 
     Parameters
     ----------
-    thresholds : array_like
-        The ``L`` thresholds of the :class:`~bayeval.measures.PrecisionRecallCurve`.
-    confidence : xarray.Dataset
-        Its ``Estimate.interval(prob)``: ``estimate``, ``lower``, ``upper`` over the ``2L``
-        outputs (the precisions, then the recalls).
+    estimate : bayeval.sampling.Estimate
+        An estimate of a :class:`~bayeval.measures.PrecisionRecallCurve` (dims ``measure`` and
+        ``threshold``).
+    prob : float
+        Probability of the bands.
     path : str or pathlib.Path
-    credible : xarray.Dataset, optional
-        ``Estimate.interval(prob, kind="credible")``, drawn as a second, hatched band.
     truth : numpy.ndarray, optional
-        The true ``2L`` values, drawn dashed.
+        The true ``2L`` values (the precisions, then the recalls), drawn dashed.
     title : str, optional
 
     Notes
     -----
-    Left: precision and recall against the threshold, with the design-based confidence band
-    (shaded) and, when given, the model-based credible band (hatched). Right: the curve of
-    (recall, precision) pairs, with each point's confidence interval on both axes.
+    Left: precision and recall against the threshold, with the design-based band (shaded)
+    and, where the estimate has a model of the labels, the posterior band (hatched). Right:
+    the curve of (recall, precision) pairs, with each point's design interval on both axes.
     """
     import matplotlib.pyplot as plt
 
-    t = np.asarray(thresholds, dtype=float)
-    prob = confidence.attrs["prob"]
+    def by_measure(values):  # {"precision": (L,), "recall": (L,)} from a labelled array
+        return {m: np.asarray(values.sel(measure=m), dtype=float) for m in ("precision", "recall")}
 
-    def halves(values):  # the precisions, then the recalls
-        values = np.asarray(values, dtype=float)
-        return {"precision": values[: t.size], "recall": values[t.size :]}
-
-    conf = {v: halves(confidence[v].values) for v in ("estimate", "lower", "upper")}
-    cred = None if credible is None else {v: halves(credible[v].values) for v in ("lower", "upper")}
-    true = None if truth is None else halves(truth)
+    point = estimate.estimate_of("design")
+    t = np.asarray(point["threshold"].values, dtype=float)
+    design = estimate.interval(prob, basis="design")
+    conf = {
+        "estimate": by_measure(point),
+        "lower": by_measure(design.sel(ci_bound="lower")),
+        "upper": by_measure(design.sel(ci_bound="upper")),
+    }
+    cred = None
+    if "posterior" in estimate.bases:
+        posterior = estimate.interval(prob, basis="posterior")
+        cred = {b: by_measure(posterior.sel(ci_bound=b)) for b in ("lower", "upper")}
+    true = None
+    if truth is not None:
+        truth = np.asarray(truth, dtype=float)
+        true = {"precision": truth[: t.size], "recall": truth[t.size :]}
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6), layout="constrained")
     for which, color in (("precision", "C0"), ("recall", "C1")):
         left.fill_between(
             t, conf["lower"][which], conf["upper"][which], color=color, alpha=0.25, linewidth=0,
-            label=f"{which}: {prob:.0%} confidence band",
+            label=f"{which}: {prob:.0%} design band",
         )  # fmt: skip
         if cred is not None:
             left.fill_between(
                 t, cred["lower"][which], cred["upper"][which], facecolor="none", edgecolor=color,
-                hatch="///", linewidth=0.8, label=f"{which}: {prob:.0%} credible band (model)",
+                hatch="///", linewidth=0.8, label=f"{which}: {prob:.0%} posterior band (model)",
             )  # fmt: skip
         left.plot(t, conf["estimate"][which], color=color, marker=".")
         if true is not None:
@@ -151,7 +171,7 @@ def plot_pr_curve(
         r, p, xerr=[r - conf["lower"]["recall"], conf["upper"]["recall"] - r],
         yerr=[p - conf["lower"]["precision"], conf["upper"]["precision"] - p], color="C2",
         marker="o", markersize=3, capsize=2, linewidth=1, elinewidth=0.7, ecolor="C2",
-        alpha=0.8, label=f"estimate, {prob:.0%} confidence intervals",
+        alpha=0.8, label=f"estimate, {prob:.0%} design intervals",
     )  # fmt: skip
     if true is not None:
         right.plot(

@@ -133,11 +133,11 @@ def timing(repeats: int = 7) -> dict:
         return sampler
 
     sampler = label(be.sampling.StaticIS(pool, f1, rng=0))
-    sampler.estimate().interval(kind="credible")  # binds the model once
+    sampler.estimate().interval(basis="posterior")  # binds the model once
     credible, design = [], []
     for _ in range(repeats):
         t = time.perf_counter()
-        sampler.estimate().interval(kind="credible")
+        sampler.estimate().interval(basis="posterior")
         credible.append(time.perf_counter() - t)
         t = time.perf_counter()
         sampler.estimate().interval()

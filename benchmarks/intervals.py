@@ -164,7 +164,7 @@ def _numerical_error(sample, measure, method, result, path):
         exact = exact_recall_bounds(sample, method)
         diffs = [
             abs(b - e)
-            for b, e in zip((result.low, result.high), exact, strict=True)
+            for b, e in zip((result.lower, result.upper), exact, strict=True)
             if e is not None
         ]
         return max(diffs), "max |bayeval - exact summation|", exact
@@ -199,7 +199,7 @@ def time_method(
             for seconds, bounds, call in calls:
                 elapsed, out = _timed(call)
                 seconds.append(elapsed)
-                bounds.append((out.low, out.high) if hasattr(out, "low") else out)
+                bounds.append((out.lower, out.upper) if hasattr(out, "low") else out)
         # Back to back: the method alone, as when many intervals are computed in a row (the
         # interleaved baseline's large arrays evict the method's small tables from the cache).
         consecutive = []
@@ -217,8 +217,8 @@ def time_method(
         "measure": measure,
         "method": method,
         "path": path,
-        "low": result.low,
-        "high": result.high,
+        "low": result.lower,
+        "high": result.upper,
         "first_call_s": first_s,
         **method_stats,
         "baseline": baseline_stats,
@@ -263,8 +263,8 @@ def time_pymc(sample: be.StratifiedSample, repeats: int) -> list[dict]:
                 "measure": "recall",
                 "method": method,
                 "path": "nuts",
-                "low": result.low,
-                "high": result.high,
+                "low": result.lower,
+                "high": result.upper,
                 "first_call_s": first_s,
                 **stats_,
                 "baseline": _quartiles(base),
@@ -373,7 +373,7 @@ def accuracy(sample: be.StratifiedSample, n_seeds: int, reference_draws: int) ->
     ref_values = np.sort(np.concatenate(chunks))
     reference = np.quantile(ref_values, [tail, 1 - tail])
     reference_se = [_order_statistic_se(ref_values, q) for q in (tail, 1 - tail)]
-    bayeval_b = np.array([res.low, res.high])
+    bayeval_b = np.array([res.lower, res.upper])
     exact_b = np.array(exact)
     return {
         "sample": "webber",

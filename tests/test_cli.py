@@ -36,7 +36,7 @@ def test_interval_json_matches_the_library():
     s = be.StratifiedSample.two_segments(N1=2000, n1=100, r1=50, N0=100000, n0=100, r0=3)
     ref = be.f1_interval(s, prob=0.9, rng=0)
     assert row["measure"] == "f1" and row["prob"] == 0.9
-    assert (row["low"], row["high"]) == pytest.approx((ref.low, ref.high))
+    assert (row["lower"], row["upper"]) == pytest.approx((ref.lower, ref.upper))
 
 
 def test_interval_from_strata_csv(tmp_path, stratified_sample):

@@ -79,7 +79,7 @@ def test_label_creates_a_session_and_saves_every_answer(tmp_path, pool_csv):
     assert "[#" not in out  # no --budget: no bar
     assert "1 labels | 2 pending | no complete stage yet" in out
     ci = est.interval(0.95)
-    low, high = ci["lower"].values[0], ci["upper"].values[0]
+    low, high = ci.sel(ci_bound="lower").values[0], ci.sel(ci_bound="upper").values[0]
     assert f"3 labels | f1 {est.value[0]:.4f} [{low:.4f}, {high:.4f}] width" in out
     assert f"quit: every answer given is saved in {path}" in out
 
@@ -206,7 +206,7 @@ def test_width_stops_after_the_first_complete_stage(tmp_path, pool_csv):
     assert labels == BATCH and pending == []  # stopped before asking the next batch
     with Session.open(path, read_only=True) as sess:
         ci = sess.estimate().interval(0.95)
-    assert float(ci["upper"].values[0] - ci["lower"].values[0]) < 10
+    assert float(ci.sel(ci_bound="upper").values[0] - ci.sel(ci_bound="lower").values[0]) < 10
     result = _label(path, "--width", "0", input="q\n")
     assert result.exit_code == 2 and "'--width'" in _flat(result.output)
 
@@ -225,7 +225,11 @@ def test_status_text_and_json_also_while_another_writer_has_the_session(tmp_path
         writer.tell(writer.pending, [1])
         writer.tell(writer.answers()["id"].iloc[:1], [0], annotator="bob")  # a re-judgement
         est = writer.estimate()
-        low, high = est.interval(0.9)["lower"].values[0], est.interval(0.9)["upper"].values[0]
+        value = float(est.estimate[0])  # the design's, or the posterior's where it gives none
+        low, high = (
+            est.interval(0.9).sel(ci_bound="lower").values[0],
+            est.interval(0.9).sel(ci_bound="upper").values[0],
+        )
         result = runner.invoke(app, ["status", str(path), "--prob", "0.9", "--json"])
         assert result.exit_code == 0, result.output
         out = json.loads(result.stdout)
@@ -240,11 +244,11 @@ def test_status_text_and_json_also_while_another_writer_has_the_session(tmp_path
                                  {"name": "bob", "answers": 1}]  # fmt: skip
     (row,) = out["estimate"]
     assert row["output"] == "f1" and out["prob"] == 0.9
-    assert (row["estimate"], row["lower"], row["upper"]) == pytest.approx((est.value[0], low, high))
+    assert (row["estimate"], row["lower"], row["upper"]) == pytest.approx((value, low, high))
     assert row["width"] == pytest.approx(high - low)
     assert "annotators: ann (2), (unnamed) (1), bob (1)" in text
     assert "estimate (90% confidence interval, 1 complete stage):" in text
-    assert f"f1: {est.value[0]:.4f} [{low:.4f}, {high:.4f}]" in text
+    assert f"f1: {value:.4f} [{low:.4f}, {high:.4f}]" in text
 
 
 def test_export_and_import_round_trip(tmp_path, pool_csv):

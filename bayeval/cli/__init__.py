@@ -121,7 +121,7 @@ def interval(
         typer.Option(help="Interval method; repeat for a side-by-side table."),
     ] = None,
     prob: Annotated[float, typer.Option(help="Probability of the interval.")] = 0.95,
-    kind: Annotated[str, typer.Option(help="equal-tailed, hdi, lower or upper.")] = "equal-tailed",
+    kind: Annotated[str, typer.Option(help="eti (equal-tailed), hdi, lower or upper.")] = "eti",
     engine: Annotated[str | None, typer.Option(help="exact or pymc (posterior methods).")] = None,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
@@ -150,8 +150,8 @@ def interval(
                 "method": r.method,
                 "engine": r.engine,
                 "estimate": r.estimate,
-                "low": r.low,
-                "high": r.high,
+                "lower": r.lower,
+                "upper": r.upper,
                 "prob": r.prob,
                 "kind": r.kind,
                 "mc_error": r.mc_error,
@@ -172,12 +172,12 @@ def _print_table(results, sample) -> None:
         title=f"{first.measure} — {first.kind} {first.prob:.0%} intervals",
         caption=repr(sample),
     )
-    for column in ("method", "engine", "estimate", "low", "high"):
+    for column in ("method", "engine", "estimate", "lower", "upper"):
         left = column in ("method", "engine")
         table.add_column(column, justify="left" if left else "right", no_wrap=left)
     for r in results:
         table.add_row(
-            r.method, r.engine or "-", f"{r.estimate:.4f}", f"{r.low:.4f}", f"{r.high:.4f}"
+            r.method, r.engine or "-", f"{r.estimate:.4f}", f"{r.lower:.4f}", f"{r.upper:.4f}"
         )
     Console().print(table)
 
@@ -211,17 +211,17 @@ def demo(
         strata.add_row(name, "retrieved" if ret else "unretrieved", str(N), str(n), str(r))
     console.print(strata)
     table = Table(title="95% intervals next to the pool's true values")
-    for column in ("measure", "method", "estimate", "low", "high", "truth", "covers"):
+    for column in ("measure", "method", "estimate", "lower", "upper", "truth", "covers"):
         left = column in ("measure", "method")
         table.add_column(column, justify="left" if left else "right", no_wrap=left)
     for (measure, method), row in result.table.iterrows():
-        covers = row["low"] <= row["truth"] <= row["high"]
+        covers = row["lower"] <= row["truth"] <= row["upper"]
         table.add_row(
             measure,
             method,
             f"{row['estimate']:.4f}",
-            f"{row['low']:.4f}",
-            f"{row['high']:.4f}",
+            f"{row['lower']:.4f}",
+            f"{row['upper']:.4f}",
             f"{row['truth']:.4f}",
             "yes" if covers else "no",
         )

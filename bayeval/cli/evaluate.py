@@ -122,35 +122,34 @@ class Tracker:
         for name, measure in self.companions.items():
             self.estimates[name] = self.sampler.estimate(measure=measure)
         rows = []
-        for est in self.estimates.values():
-            design = est.interval(self.prob)
-            try:
-                cred = est.interval(self.prob, "credible")
-            except ValueError:  # no model of the labels for this measure
-                cred = design * np.nan
-            rows.append(
-                np.stack([cred[k].values for k in _KEYS] + [design[k].values for k in _KEYS])
-            )
+        for est in self.estimates.values():  # NaN posterior where no model applies
+            posterior = est.per_output(self.prob, "posterior")
+            rows.append(np.stack([*posterior, *est.per_output(self.prob, "design")]))
         self._stages.append(labels_used)
         self._rows.append(np.concatenate(rows, axis=1))
 
     def history(self):
-        """Return the recorded estimates as an ``xarray.Dataset`` over ``labels, output``.
+        """Return the recorded estimates as an ``xarray.Dataset`` over ``labels``, ``measure``.
+
+        Also ``system`` for pools of several systems.
 
         ``estimate``, ``lower``, ``upper``: the posterior median and credible interval;
         ``design_estimate``, ``design_lower``, ``design_upper``: the design-based ones.
         """
         import xarray as xr
 
+        from bayeval.measures.layout import label_outputs
+
         outputs = [o for est in self.estimates.values() for o in est.outputs]
         values = np.stack(self._rows)  # (labels, 6, output)
         names = [*_KEYS, *(f"design_{k}" for k in _KEYS)]
         dims = ("labels", "output")
-        return xr.Dataset(
+        history = xr.Dataset(
             {k: (dims, values[:, i]) for i, k in enumerate(names)},
             coords={"labels": self._stages, "output": outputs},
-            attrs={"prob": self.prob, "interval": "credible"},
+            attrs={"ci_prob": self.prob, "ci_kind": "eti", "basis": "posterior"},
         )
+        return label_outputs(history)
 
 
 _KEYS = ("estimate", "lower", "upper")
@@ -201,14 +200,11 @@ def _label_interactively(sampler, source, budget, batch_size, tracker, console, 
             sampler.tell([item], [answer])
         est = sampler.estimate()
         tracker.record(sampler.labels_used, est)
-        ci = est.interval(tracker.prob)
         console.print(
             f"after {sampler.labels_used:,} labels: "
             + "; ".join(
                 f"{o} {v:.4f} [{lo:.4f}, {hi:.4f}]"
-                for o, v, lo, hi in zip(
-                    est.outputs, est.value, ci["lower"].values, ci["upper"].values, strict=True
-                )
+                for o, v, lo, hi in zip(est.outputs, *est.per_output(tracker.prob), strict=True)
             )
         )
     return True
@@ -229,9 +225,8 @@ def _simulate(sampler, source, measure, budget, batch_size, tracker, quiet) -> N
 
         def progress(labels_used, est):
             tracker.record(labels_used, est)
-            ci = est.interval(tracker.prob)
-            low, high = ci["lower"].values[0], ci["upper"].values[0]
-            text = f"{est.outputs[0]} {est.value[0]:.4f} [{low:.4f}, {high:.4f}]"
+            value, low, high = (v[0] for v in est.per_output(tracker.prob))
+            text = f"{est.outputs[0]} {value:.4f} [{low:.4f}, {high:.4f}]"
             bar.update(task, completed=labels_used, description=text)
 
         be.evaluate(
@@ -359,15 +354,11 @@ def _write_report(folder: Path, source, sampler, tracker, truth) -> list[Path]:
         )
         return files
     est = sampler.estimate(measure=curve)
-    credible = None if est.posterior is None else est.interval(tracker.prob, "credible")
     true_curve = None
     if source.truth is not None:
         true_curve = curve.value(source.truth, scores=source.pool.scores)
     files.append(folder / "pr_curve.png")
-    plot_pr_curve(
-        thresholds, est.interval(tracker.prob), files[1], credible=credible, truth=true_curve,
-        title=title,
-    )  # fmt: skip
+    plot_pr_curve(est, tracker.prob, files[1], truth=true_curve, title=title)
     return files
 
 
@@ -385,11 +376,10 @@ def _robust_interval(sampler, tracker, name: str):
     from bayeval.models import ScoreCalibration
 
     measure = tracker.companions.get(name)  # None: the run's own measure
-    try:
-        est = sampler.estimate(measure=measure, model=ScoreCalibration.robust())
-        return est.interval(tracker.prob, "credible")
-    except ValueError:  # no model of the labels for this measure
+    est = sampler.estimate(measure=measure, model=ScoreCalibration.robust())
+    if "posterior" not in est.bases:  # no model of the labels for this measure
         return None
+    return est.per_output(tracker.prob, "posterior")
 
 
 def _result(pool, source, sampler, tracker, truth, budget, seed, completed, seconds) -> dict:
@@ -397,27 +387,21 @@ def _result(pool, source, sampler, tracker, truth, budget, seed, completed, seco
     rows, in_estimate = [], 0
     for name, est in tracker.estimates.items():
         in_estimate = max(in_estimate, est.labels_used)
-        ci = est.interval(tracker.prob)
-        try:
-            cred = est.interval(tracker.prob, "credible")
-        except ValueError:  # no model of the labels for this measure
-            cred = None
+        design = est.per_output(tracker.prob, "design")
+        cred = est.per_output(tracker.prob, "posterior") if "posterior" in est.bases else None
         robust = None if cred is None else _robust_interval(sampler, tracker, name)
         for i, output in enumerate(est.outputs):
             row = {
                 "measure": name,
                 "output": output,
                 "basis": "sampled for" if name == tracker.names[0] else "same labels",
-                "estimate": _number(ci["estimate"].values[i]),
-                "lower": _number(ci["lower"].values[i]),
-                "upper": _number(ci["upper"].values[i]),
+                **{key: _number(v[i]) for key, v in zip(_KEYS, design, strict=True)},
                 "se": _number(est.standard_error[i]),
                 "truth": _number(truth[output]) if output in truth else None,
             }
             for prefix, interval in (("credible_", cred), ("robust_", robust)):
-                for key in ("estimate", "lower", "upper"):
-                    value = None if interval is None else _number(interval[key].values[i])
-                    row[f"{prefix}{key}"] = value
+                for key, values in zip(_KEYS, interval or (None,) * 3, strict=True):
+                    row[f"{prefix}{key}"] = None if values is None else _number(values[i])
             rows.append(row)
     return {
         "pool": pool,

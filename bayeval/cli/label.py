@@ -550,7 +550,6 @@ def _estimate_rows(session, prob: float) -> list[dict] | None:
         est = session.estimate()
     except ValueError:
         return None
-    ci = est.interval(prob)
     return [
         {
             "output": output,
@@ -559,9 +558,7 @@ def _estimate_rows(session, prob: float) -> list[dict] | None:
             "upper": _number(high),
             "width": _number(high - low),
         }
-        for output, value, low, high in zip(
-            est.outputs, est.value, ci["lower"].values, ci["upper"].values, strict=True
-        )
+        for output, value, low, high in zip(est.outputs, *est.per_output(prob), strict=True)
     ]
 
 

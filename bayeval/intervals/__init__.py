@@ -19,7 +19,7 @@ from bayeval.intervals.design import (
     recall_estimator_distribution,
     recommend_allocation,
 )
-from bayeval.intervals.result import Interval, IntervalResult
+from bayeval.intervals.result import IntervalResult
 
 __all__ = [
     # method names
@@ -28,7 +28,6 @@ __all__ = [
     "PRECISION_METHODS",
     "RECALL_METHODS",
     # intervals and their results
-    "Interval",
     "IntervalResult",
     "binomial_interval",
     "f1_interval",

@@ -1,5 +1,7 @@
 """Bounds engines: each answers ``bounds(prob, kind) -> (low, high)`` for one way of computing.
 
+Each also has ``estimate``, its point estimate.
+
 They are the memory of an :class:`~bayeval.intervals.result.IntervalResult`, so intervals at other
 probabilities and of other kinds are recomputed from what was stored, never resampled.
 """
@@ -42,7 +44,9 @@ class Forced:
         low, high = self.inner.bounds(prob, kind)
         return (0.0 if self.low_zero else low), (1.0 if self.high_one else high)
 
-    def __getattr__(self, name):  # posterior, mc_error, median ... come from the inner engine
+    def __getattr__(self, name):  # posterior, mc_error, estimate ... come from the inner engine
+        if name.startswith("__") or name == "inner":  # unpickling asks before `inner` is set
+            raise AttributeError(name)
         return getattr(self.inner, name)
 
 
@@ -51,6 +55,7 @@ class NormalBounds:
 
     def __init__(self, centre: float, se: float, method: str):
         self.centre, self.se, self.method = centre, se, method
+        self.estimate = float(centre)
 
     def bounds(self, prob, kind):
         if kind == "hdi":
@@ -69,6 +74,7 @@ class BinomialBounds:
 
     def __init__(self, r: int, n: int, method: str):
         self.r, self.n, self.method = r, n, method
+        self.estimate = r / n
 
     def bounds(self, prob, kind):
         if kind == "hdi":
@@ -100,6 +106,8 @@ class KoopmanBounds:
     def __init__(self, r1, n1, N1, r0, n0, N0):
         self.counts = (int(r1), int(n1), int(r0), int(n0))
         self.scale = N0 / N1
+        y1, y0 = N1 * r1 / n1, N0 * r0 / n0  # the plug-in estimates of the segment yields
+        self.estimate = y1 / (y1 + y0) if y1 + y0 > 0 else float("nan")
 
     def _ratio_bounds(self, alpha):
         return ratio_interval(*self.counts, alpha)
@@ -134,12 +142,14 @@ class QuadratureBounds:
         self.measure = measure
         self.laws = (retrieved, unretrieved, n1_population)
         self._make_posterior = make_posterior
+        self._tree = None
 
     def ppf(self, q):
         return measure_ppf(self.measure, q, *self.laws)
 
     @cached_property
-    def median(self) -> float:
+    def estimate(self) -> float:
+        """The posterior median."""
         return float(self.ppf(0.5)[0])
 
     def bounds(self, prob, kind):
@@ -148,21 +158,24 @@ class QuadratureBounds:
         lower_tail, upper_tail = _tails(prob, kind)
         levels = [0.5 if lower_tail is None else lower_tail]
         levels.append(0.5 if upper_tail is None else 1 - upper_tail)
-        if "median" not in self.__dict__:  # solved with the bounds, in the same vector
+        if "estimate" not in self.__dict__:  # solved with the bounds, in the same vector
             levels.append(0.5)
         values = self.ppf(levels)
         if len(levels) == 3:
-            self.__dict__["median"] = float(values[2])
+            self.__dict__["estimate"] = float(values[2])
         low = 0.0 if lower_tail is None else float(values[0])
         high = 1.0 if upper_tail is None else float(values[1])
         return low, high
 
-    @cached_property
-    def _posterior(self):
-        return self._make_posterior()
-
     def posterior(self):
-        return self._posterior
+        """Return the exact posterior draws (drawn on first use)."""
+        if self._tree is None:
+            self._tree = self._make_posterior()
+        return self._tree
+
+    def use_posterior(self, tree) -> None:
+        """Adopt ``tree`` as the posterior draws (a result read back from a file)."""
+        self._tree = tree
 
 
 def _hdi_from_ppf(ppf: Callable, prob: float) -> tuple[float, float]:
@@ -179,7 +192,7 @@ def _hdi_from_ppf(ppf: Callable, prob: float) -> tuple[float, float]:
 
 
 class DrawsBounds:
-    """Posterior quantiles from draws (exact Monte Carlo or MCMC).
+    """Posterior quantiles from draws (exact Monte Carlo or MCMC), by arviz-stats.
 
     Parameters
     ----------
@@ -199,7 +212,8 @@ class DrawsBounds:
         self.independent = independent
 
     @cached_property
-    def median(self) -> float:
+    def estimate(self) -> float:
+        """The posterior median."""
         return float(np.quantile(self.flat, 0.5))
 
     def _quantile_levels(self, prob, kind):
@@ -207,16 +221,13 @@ class DrawsBounds:
         return lower_tail, None if upper_tail is None else 1 - upper_tail
 
     def bounds(self, prob, kind):
-        if kind == "hdi":
-            size = self.flat.size
-            window = max(1, int(np.ceil(prob * size)))
-            widths = self.flat[window - 1 :] - self.flat[: size - window + 1]
-            i = int(np.argmin(widths))
-            return float(self.flat[i]), float(self.flat[i + window - 1])
-        q_low, q_high = self._quantile_levels(prob, kind)
-        low = 0.0 if q_low is None else float(np.quantile(self.flat, q_low))
-        high = 1.0 if q_high is None else float(np.quantile(self.flat, q_high))
-        return low, high
+        import xarray as xr
+
+        from bayeval.results import draws_interval
+
+        draws = xr.DataArray(self.draws, dims=("chain", "draw"))
+        low, high = draws_interval(draws, prob, kind).values
+        return float(low), float(high)
 
     def posterior(self):
         return self.tree

@@ -9,7 +9,7 @@ import numpy as np
 
 from bayeval._core.binomial import BINOMIAL_METHODS
 from bayeval._validation import check_choice, check_count_array, check_prob, check_rng
-from bayeval.intervals._engines import Forced
+from bayeval.intervals._engines import DrawsBounds, Forced
 from bayeval.intervals.frequentist import (
     NORMAL_METHODS,
     binomial_engine,
@@ -18,7 +18,8 @@ from bayeval.intervals.frequentist import (
     retrieved_counts,
 )
 from bayeval.intervals.posterior import POSTERIOR_METHODS, PYMC_ONLY, posterior_bounds
-from bayeval.intervals.result import IntervalResult, check_kind
+from bayeval.intervals.result import IntervalResult
+from bayeval.results import BASES, resolve_kind
 from bayeval.sample import StratifiedSample
 
 __all__ = [
@@ -86,7 +87,7 @@ def _interval(sample, measure, method, allowed, *, prob, kind, engine, rng, draw
     sample = _check_sample(sample)
     check_choice(method, allowed, "method")
     prob = check_prob(prob)
-    kind = check_kind(kind)
+    kind, _ = resolve_kind(kind, None, BASES)
     engine = _resolve_engine(engine, method)
     if draws is not None and (not isinstance(draws, (int, np.integer)) or draws < 1):
         raise ValueError(f"`draws` must be a positive integer or None; got {draws!r}.")
@@ -102,23 +103,82 @@ def _interval(sample, measure, method, allowed, *, prob, kind, engine, rng, draw
             draws=draws,
             sampler_options=sampler_options,
         )
-        estimate = None  # the posterior median, solved together with the bounds below
-    elif method in BINOMIAL_METHODS:
-        bounds, estimate = binomial_engine(*retrieved_counts(sample, method), method)
-    elif method == "koopman":
-        bounds, estimate = koopman_engine(sample)
     else:
-        bounds, estimate = normal_engine(sample, method)
+        bounds = _closed_form_bounds(sample, method)
+    return _result(sample, measure, method, bounds, prob=prob, kind=kind, engine=engine)
+
+
+def _closed_form_bounds(sample, method):
+    """Return the bounds engine of a method that is not a posterior method."""
+    if method in BINOMIAL_METHODS:
+        return binomial_engine(*retrieved_counts(sample, method), method)
+    if method == "koopman":
+        return koopman_engine(sample)
+    return normal_engine(sample, method)
+
+
+def _result(sample, measure, method, bounds, *, prob, kind, engine):
+    """Wrap ``bounds`` (with Webber's forcing for recall) into an :class:`IntervalResult`."""
     if measure == "recall":
         r_ret = sample.positives[sample.retrieved].sum()
         r_unret = sample.positives[~sample.retrieved].sum()
         bounds = Forced(bounds, low_zero=r_ret == 0, high_one=r_unret == 0)
     low, high = bounds.bounds(prob, kind)
-    if estimate is None:
-        estimate = bounds.median
     return IntervalResult(
-        measure, method, float(estimate), float(low), float(high), prob, kind, engine, bounds
+        measure,
+        method,
+        bounds.estimate,
+        low,
+        high,
+        prob,
+        kind,
+        engine,
+        bounds,
+        {"sample": sample},
     )
+
+
+def rebuild(call, posterior) -> IntervalResult:
+    """Rebuild an :class:`IntervalResult` from :meth:`IntervalResult.to_datatree`'s groups.
+
+    Closed forms and the exact engine's quadrature are recomputed from the stored counts (they
+    are deterministic); results whose bounds came from draws get them from the stored posterior,
+    so the loaded result gives the same intervals as the one written.
+    """
+    a = call.attrs
+    prob, kind, method, measure = (
+        float(a["prob"]),
+        str(a["kind"]),
+        str(a["method"]),
+        str(a["measure"]),
+    )
+    if measure == "proportion":
+        return binomial_interval(int(a["r"]), int(a["n"]), method, prob=prob, kind=kind)
+    sample = StratifiedSample(
+        population=call["population"].values,
+        sampled=call["sampled"].values,
+        positives=call["positives"].values,
+        retrieved=call["retrieved"].values.astype(bool),
+        names=[str(n) for n in call["stratum"].values],
+    )
+    engine = str(a["engine"]) or None
+    if a["bounds"] == "DrawsBounds":
+        values = posterior["posterior"][measure].values
+        bounds = DrawsBounds(values, posterior, independent=engine == "exact")
+    elif a["bounds"] == "QuadratureBounds":
+        bounds = posterior_bounds(
+            sample,
+            measure,
+            method,
+            engine="exact",
+            rng=np.random.default_rng(0),  # unused: the posterior draws are the stored ones
+            draws=None,
+            sampler_options=None,
+        )
+        bounds.use_posterior(posterior)
+    else:
+        bounds = _closed_form_bounds(sample, method)
+    return _result(sample, measure, method, bounds, prob=prob, kind=kind, engine=engine)
 
 
 def recall_interval(
@@ -126,7 +186,7 @@ def recall_interval(
     method: RecallMethod = "beta-binomial-half",
     *,
     prob: float = 0.95,
-    kind: Literal["equal-tailed", "hdi", "lower", "upper"] = "equal-tailed",
+    kind: Literal["eti", "hdi", "lower", "upper"] = "eti",
     engine: Literal["exact", "pymc"] | None = None,
     rng: int | np.random.Generator | None = None,
     draws: int | None = None,
@@ -142,9 +202,10 @@ def recall_interval(
         One of Webber's nine methods, or the hierarchical posterior (see Notes).
     prob : float
         Probability of the interval, in (0, 1).
-    kind : {"equal-tailed", "hdi", "lower", "upper"}
-        Two-sided equal-tailed (``"eti"`` also accepted), highest posterior density (posterior
-        methods), one-sided lower bound or one-sided upper bound.
+    kind : {"eti", "hdi", "lower", "upper"}, default "eti"
+        Two-sided equal-tailed, highest posterior density (posterior methods), one-sided lower
+        bound or one-sided upper bound. ``"equal-tailed"`` still works for one release, with a
+        ``DeprecationWarning``.
     engine : {"exact", "pymc"}, optional
         Posterior methods only. ``"exact"`` (default where the posterior is conjugate) uses the
         closed-form posteriors: quadrature when each segment is one stratum, independent draws
@@ -203,9 +264,9 @@ def recall_interval(
     >>> import bayeval as be
     >>> s = be.StratifiedSample.two_segments(N1=2000, n1=100, r1=50, N0=100000, n0=100, r0=3)
     >>> res = be.recall_interval(s, method="beta-binomial-half", prob=0.95, rng=0)
-    >>> print(f"{res.low:.3f} {res.high:.3f}")
+    >>> print(f"{res.lower:.3f} {res.upper:.3f}")
     0.111 0.542
-    >>> print(f"{be.recall_interval(s, method='normal-mle').low:.3f}")
+    >>> print(f"{be.recall_interval(s, method='normal-mle').lower:.3f}")
     0.038
     """
     return _interval(
@@ -227,7 +288,7 @@ def precision_interval(
     method: str = "beta-binomial-half",
     *,
     prob: float = 0.95,
-    kind: Literal["equal-tailed", "hdi", "lower", "upper"] = "equal-tailed",
+    kind: Literal["eti", "hdi", "lower", "upper"] = "eti",
     engine: Literal["exact", "pymc"] | None = None,
     rng: int | np.random.Generator | None = None,
     draws: int | None = None,
@@ -255,7 +316,7 @@ def precision_interval(
     --------
     >>> import bayeval as be
     >>> s = be.StratifiedSample.two_segments(N1=2000, n1=100, r1=50, N0=100000, n0=100, r0=3)
-    >>> print(f"{be.precision_interval(s, method='wilson').high:.3f}")
+    >>> print(f"{be.precision_interval(s, method='wilson').upper:.3f}")
     0.596
     """
     return _interval(
@@ -277,7 +338,7 @@ def f1_interval(
     method: str = "beta-binomial-half",
     *,
     prob: float = 0.95,
-    kind: Literal["equal-tailed", "hdi", "lower", "upper"] = "equal-tailed",
+    kind: Literal["eti", "hdi", "lower", "upper"] = "eti",
     engine: Literal["exact", "pymc"] | None = None,
     rng: int | np.random.Generator | None = None,
     draws: int | None = None,
@@ -303,7 +364,7 @@ def f1_interval(
     >>> import bayeval as be
     >>> s = be.StratifiedSample.two_segments(N1=2000, n1=100, r1=50, N0=100000, n0=100, r0=3)
     >>> res = be.f1_interval(s, rng=0)
-    >>> print(f"{res.low:.3f} {res.high:.3f}")
+    >>> print(f"{res.lower:.3f} {res.upper:.3f}")
     0.180 0.529
     """
     return _interval(
@@ -326,7 +387,7 @@ def binomial_interval(
     method: Literal["wald", "wilson", "agresti-coull", "clopper-pearson", "jeffreys"] = "wilson",
     *,
     prob: float = 0.95,
-    kind: Literal["equal-tailed", "lower", "upper"] = "equal-tailed",
+    kind: Literal["eti", "lower", "upper"] = "eti",
 ) -> IntervalResult:
     """Confidence interval for a binomial proportion ``r / n`` (Webber §2.5-2.7).
 
@@ -338,8 +399,8 @@ def binomial_interval(
         Wald (normal), Wilson score, Agresti-Coull, Clopper-Pearson exact, Jeffreys.
     prob : float
         Confidence level in (0, 1).
-    kind : {"equal-tailed", "lower", "upper"}
-        Two-sided, or a one-sided lower or upper bound.
+    kind : {"eti", "lower", "upper"}, default "eti"
+        Two-sided (equal-tailed), or a one-sided lower or upper bound.
 
     Returns
     -------
@@ -356,7 +417,7 @@ def binomial_interval(
     --------
     >>> import bayeval as be
     >>> res = be.binomial_interval(10, 20, method="clopper-pearson")
-    >>> print(f"{res.low:.4f} {res.high:.4f}")
+    >>> print(f"{res.lower:.4f} {res.upper:.4f}")
     0.2720 0.7280
     """
     r_arr = check_count_array(r, "r")
@@ -370,7 +431,18 @@ def binomial_interval(
         raise ValueError(f"`r` cannot exceed `n`; got r={r_i} > n={n_i}.")
     check_choice(method, BINOMIAL_METHODS, "method")
     prob = check_prob(prob)
-    kind = check_kind(kind)
-    bounds, estimate = binomial_engine(r_i, n_i, method)
+    kind, _ = resolve_kind(kind, None, ("design",))
+    bounds = binomial_engine(r_i, n_i, method)
     low, high = bounds.bounds(prob, kind)
-    return IntervalResult("proportion", method, estimate, low, high, prob, kind, None, bounds)
+    return IntervalResult(
+        "proportion",
+        method,
+        bounds.estimate,
+        low,
+        high,
+        prob,
+        kind,
+        None,
+        bounds,
+        {"r": r_i, "n": n_i},
+    )

@@ -263,7 +263,7 @@ def expected_interval_width(
     for i in range(outcomes):
         s = StratifiedSample.two_segments(N1=N1, n1=n1, r1=r1[i], N0=N0, n0=n0, r0=r0[i])
         res = fn(s, method=method, prob=prob, rng=gen)
-        widths[i] = res.high - res.low
+        widths[i] = res.upper - res.lower
     return WidthEstimate(
         float(widths.mean()), float(widths.std(ddof=1) / np.sqrt(outcomes)), outcomes
     )

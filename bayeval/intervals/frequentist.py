@@ -15,18 +15,18 @@ NORMAL_METHODS = {"normal-mle": 0.0, "normal-laplace": 1.0, "normal-agresti-coul
 
 
 def normal_engine(sample: StratifiedSample, method: str):
-    """Bounds engine and centre for ``naive-binomial`` and the ``normal-*`` methods."""
+    """Bounds engine (estimate: the centre) of ``naive-binomial`` and the ``normal-*`` methods."""
     sample._require_sampled(f"method {method!r}")
     args = (sample.population, sample.sampled, sample.positives, sample.retrieved)
     if method == "naive-binomial":
         centre, se = naive_binomial_moments(*args)
     else:
         centre, se = normal_recall_moments(*args, adjustment=NORMAL_METHODS[method])
-    return NormalBounds(centre, se, method), centre
+    return NormalBounds(centre, se, method)
 
 
 def koopman_engine(sample: StratifiedSample):
-    """Bounds engine and plug-in estimate for Koopman's interval (§3.4).
+    """Bounds engine (its estimate the plug-in one) for Koopman's interval (§3.4).
 
     Koopman's interval is for two simple random samples. Strata are summed within segments,
     which is valid only when each segment's strata were sampled at the same rate; otherwise the
@@ -46,15 +46,12 @@ def koopman_engine(sample: StratifiedSample):
         )
     tot = sample.segment_totals()
     (N1, N0), (n1, n0), (r1, r0) = tot["N"], tot["n"], tot["r"]
-    engine = KoopmanBounds(r1, n1, N1, r0, n0, N0)
-    y1, y0 = N1 * r1 / n1, N0 * r0 / n0
-    estimate = y1 / (y1 + y0) if y1 + y0 > 0 else float("nan")
-    return engine, estimate
+    return KoopmanBounds(r1, n1, N1, r0, n0, N0)
 
 
 def binomial_engine(r: int, n: int, method: str):
-    """Bounds engine and estimate ``r / n`` for a binomial proportion."""
-    return BinomialBounds(int(r), int(n), method), float(r / n)
+    """Bounds engine (its estimate ``r / n``) for a binomial proportion."""
+    return BinomialBounds(int(r), int(n), method)
 
 
 def retrieved_counts(sample: StratifiedSample, method: str) -> tuple[int, int]:

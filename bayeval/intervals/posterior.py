@@ -12,6 +12,7 @@ Two engines give the same result type:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
 import numpy as np
 
@@ -169,20 +170,17 @@ def posterior_bounds(
             if one_unretrieved
             else None
         )
-        seed = int(rng.integers(2**63))
-        per_chain = draws or DEFAULT_POSTERIOR_DRAWS
-
-        def make_posterior():
-            return _posterior_tree(
-                sample,
-                measure,
-                prior,
-                finite_population,
-                np.random.default_rng(seed),
-                per_chain,
-                CHAINS,
-            )
-
+        # drawn on first use; a partial (not a closure) so that the result pickles
+        make_posterior = partial(
+            _posterior_tree,
+            sample,
+            measure,
+            prior,
+            finite_population,
+            np.random.default_rng(int(rng.integers(2**63))),
+            draws or DEFAULT_POSTERIOR_DRAWS,
+            CHAINS,
+        )
         return QuadratureBounds(measure, retrieved, unretrieved, n1, make_posterior)
     total = draws or DEFAULT_MC_DRAWS
     per_chain = -(-total // CHAINS)

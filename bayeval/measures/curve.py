@@ -8,16 +8,12 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from bayeval.measures._base import Measure, first_index, ratio
+from bayeval.measures.layout import format_threshold
 
 __all__ = ["PrecisionRecallCurve"]
 
 
 # --------------------------------------------------------------------------- Example 2
-
-
-def _format_threshold(t: float) -> str:
-    text = repr(float(t))  # the shortest text that round-trips, so distinct thresholds differ
-    return text[:-2] if text.endswith(".0") else text
 
 
 @dataclass(frozen=True)
@@ -87,7 +83,7 @@ class PrecisionRecallCurve(Measure):
     @property
     def outputs(self) -> tuple[str, ...]:
         """``precision@t`` for each threshold ``t``, then ``recall@t``."""
-        names = [_format_threshold(t) for t in self.thresholds]
+        names = [format_threshold(t) for t in self.thresholds]
         return tuple(f"precision@{t}" for t in names) + tuple(f"recall@{t}" for t in names)
 
     def _loss(self, y, x):

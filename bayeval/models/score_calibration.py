@@ -18,6 +18,7 @@ import numpy as np
 
 from bayeval._core import calibration as kernel
 from bayeval._validation import check_binary, check_choice, check_int, check_rng
+from bayeval.measures.layout import measure_variables, output_layout
 
 __all__ = ["BoundCalibration", "CalibrationPosterior", "CalibrationWarning", "ScoreCalibration"]
 
@@ -112,7 +113,7 @@ class ScoreCalibration:
     >>> model = be.models.ScoreCalibration().bind(pool, be.measures.FScore())
     >>> labelled = rng.choice(pool.size, 400, replace=False)
     >>> dt = model.posterior(labelled, truth[labelled], rng=1)
-    >>> f1 = dt["posterior"]["measure"].sel(output="f1")
+    >>> f1 = dt["posterior"]["f1"]
     >>> bool(f1.quantile(0.025) < be.measures.FScore().value(truth, predictions=scores >= 0.5)[0]
     ...      < f1.quantile(0.975))
     True
@@ -508,7 +509,8 @@ class CalibrationPosterior:
 
         Groups ``posterior`` (``intercept`` (dims ``group`` with several systems), ``slope``,
         ``floor`` (unless ``floor="none"``), ``ceiling_gap`` (with ``ceiling=True``) and
-        ``measure`` (dims ``output``)), ``prior`` (the same
+        one variable per measure, such as ``f1``, with dims ``system`` and ``threshold`` where
+        the outputs have them), ``prior`` (the same
         variables under the prior, labelled items still known), ``posterior_predictive``
         (``y``: replicated positives of each labelled row), ``log_likelihood`` and
         ``observed_data`` (``y`` over dim ``row``), ``constant_data`` (each row's ``t`` and
@@ -535,13 +537,17 @@ class CalibrationPosterior:
                 data["floor"] = (("chain", "draw"), phi.reshape(C, D))
             if prior.ceiling is not None:
                 data["ceiling_gap"] = (("chain", "draw"), psi.reshape(C, D))
-            data["measure"] = (("chain", "draw", "output"), measure.reshape(C, D, -1))
-            return data
+            variables, _ = measure_variables(measure.reshape(C, D, -1), bound.target.outputs)
+            return {**data, **variables}
 
         coords = {
             "chain": np.arange(C),
             "draw": np.arange(D),
-            "output": list(bound.target.outputs),
+            **{
+                dim: values
+                for dim, values in output_layout(bound.target.outputs)[1].items()
+                if dim != "measure"  # each measure is its own variable
+            },
         }
         if prior.n_groups > 1:
             coords["group"] = np.arange(prior.n_groups)

@@ -7,6 +7,7 @@ from typing import Any, Literal
 import numpy as np
 
 from bayeval._validation import check_choice, check_int, check_positive, check_rng
+from bayeval.measures.layout import measure_variables
 from bayeval.measures.target import NEEDS_FINITE_LOSSES
 from bayeval.models.score_calibration import ScoreCalibration
 from bayeval.sampling._cells import contains, score_cells
@@ -380,7 +381,8 @@ class AIS(ImportanceSampler):
         sizes, cell_labels = self._cell_counts(target)
         seed = self._posterior_seed()
         return lambda: DataTreePosterior(
-            self._measure_posterior(target, labelled, unlabelled, sizes, cell_labels, seed)
+            self._measure_posterior(target, labelled, unlabelled, sizes, cell_labels, seed),
+            target.outputs,
         )
 
     def _cell_counts(self, target):
@@ -416,9 +418,8 @@ class AIS(ImportanceSampler):
         loss = target.table[pattern]  # (cells, 2, D)
         known = cell_labels[:, 0] @ loss[:, 0] + cell_labels[:, 1] @ loss[:, 1]
         total = known + (unl_cell - positives) @ loss[:, 0] + positives @ loss[:, 1]
-        post = tree["posterior"].to_dataset()
-        post["measure"] = (("chain", "draw", "output"), target.g(total / self.pool.size))
-        tree["posterior"] = post.assign_coords(output=list(target.outputs))
+        variables, coords = measure_variables(target.g(total / self.pool.size), target.outputs)
+        tree["posterior"] = tree["posterior"].to_dataset().assign(variables).assign_coords(coords)
         return tree
 
 

@@ -2,27 +2,37 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
-from typing import Any, Literal
+from functools import partial
+from typing import Any
 
 import numpy as np
 from scipy import special, stats
 
-from bayeval._validation import check_choice, check_prob
+from bayeval._validation import check_prob
+from bayeval.measures.layout import flat_draws, output_layout
+from bayeval.results import Result, draws_interval
 
 __all__ = ["DataTreePosterior", "Estimate", "design_bounds"]
 
 
-class Estimate:
+class Estimate(Result):
     """A sampler's estimate of a measure ``G`` from the labels collected so far.
+
+    It follows the protocol of :mod:`bayeval.results`: ``.estimate``, ``.interval(prob, kind,
+    basis)``, ``.summary()``, ``.posterior``, ``.to_netcdf``. Its entries are labelled by the
+    dims ``system`` (pools of several systems), ``measure`` and ``threshold`` (precision-recall
+    curves).
 
     Attributes
     ----------
     outputs : tuple of str
-        Names of the entries of ``G``.
+        Names of the entries of ``G`` (``[system/]measure[@threshold]``).
     value : numpy.ndarray
         ``(m,)`` the design-based estimate (for importance samplers ``g(R_hat)`` of Eq. 1 of
-        Marchant & Rubinstein 2021; for stratified sampling the stratified estimator).
+        Marchant & Rubinstein 2021; for stratified sampling the stratified estimator), NaN
+        where undefined.
     R : numpy.ndarray
         ``(d,)`` the estimated mean loss.
     covariance : numpy.ndarray
@@ -34,29 +44,33 @@ class Estimate:
         Samples behind ``value`` (draws, counting re-draws of labelled items, for importance
         samplers; labelled items for stratified sampling).
     df : float
-        Degrees of freedom of the ``t`` reference distribution of :meth:`interval`.
+        Degrees of freedom of the ``t`` reference distribution of the design interval.
     method : str
         The sampler.
     value_range : tuple of float
         The values the measure can take.
+    bases : tuple of str
+        ``("design", "posterior")``, or ``("design",)`` where no model of the labels applies
+        (a loss that varies with each score, such as the Brier score).
 
     Notes
     -----
-    Two kinds of interval.
+    Two bases of interval.
 
-    ``kind="credible"``: equal-tailed quantiles of the posterior draws of ``G``
-    (:attr:`posterior`, by default from :class:`bayeval.models.ScoreCalibration`: a calibration
-    curve of the labels given the scores, learned from the labels, with the unlabelled items
-    drawn from its posterior predictive), reported with the posterior median, which always lies
-    inside it.
+    ``basis="posterior"``: intervals of the posterior draws of ``G`` (:attr:`posterior`, by
+    default from :class:`bayeval.models.ScoreCalibration`: a calibration curve of the labels
+    given the scores, learned from the labels, with the unlabelled items drawn from its
+    posterior predictive), with the posterior median as the estimate, which always lies inside
+    the equal-tailed interval.
 
-    ``kind="confidence"``: the design-based interval, ``value +/- t_{df} se`` on the logit
-    scale of the measure's range and mapped back (the logit interval for survey proportions:
-    Korn & Graubard 1999, §5.2; R's ``survey::svyciprop(method="logit")``), so it never leaves
-    the range and the estimate always lies inside it. Where the design gives no interval (the
-    estimate is undefined, at the edge of the range, or has a zero standard error because the
-    labels showed no variation: recall 1 when no false negative was drawn), it falls back to
-    the credible interval; the outputs that did are listed in the attribute ``fallback``.
+    ``basis="design"`` (the default): the design-based interval, ``value +/- t_{df} se`` on the
+    logit scale of the measure's range and mapped back (the logit interval for survey
+    proportions: Korn & Graubard 1999, §5.2; R's ``survey::svyciprop(method="logit")``), so it
+    never leaves the range and the estimate always lies inside it. Where the design gives no
+    interval (the estimate is undefined, at the edge of the range, or has a zero standard error
+    because the labels showed no variation: recall 1 when no false negative was drawn), estimate
+    and interval fall back to the posterior ones; the interval's attribute ``fallback`` lists
+    the outputs that did. It has no ``kind="hdi"``.
     """
 
     def __init__(
@@ -82,9 +96,16 @@ class Estimate:
         self.df = float(df)
         self.method = method
         self.value_range = (float(value_range[0]), float(value_range[1]))
+        self.bases = ("design", "posterior") if posterior is not None else ("design",)
         self._posterior_fn = posterior
         self._source = None
-        self._posterior = None
+
+    def __getstate__(self):
+        # the model's draws, not the function that fits it (a closure over the sampler)
+        state = dict(self.__dict__)
+        state["_source"] = self._posterior_source()
+        state["_posterior_fn"] = None
+        return state
 
     def _posterior_source(self):
         """Return the model's draws (computed on first use), or ``None`` without a model."""
@@ -92,17 +113,16 @@ class Estimate:
             self._source = self._posterior_fn()
         return self._source
 
-    @property
-    def posterior(self):
-        """Posterior draws of ``G`` and of the model of the labels, as an ``xarray.DataTree``.
+    def _posterior_tree(self):
+        source = self._posterior_source()
+        return None if source is None else source.to_datatree()
 
-        The variable ``measure`` has dims ``chain, draw, output``; ``None`` where no model
-        applies (a loss that varies with each score, such as the Brier score). Computed on
-        first access from the labels at the time of the estimate.
-        """
-        if self._posterior is None and self._posterior_source() is not None:
-            self._posterior = self._posterior_source().to_datatree()
-        return self._posterior
+    def _no_posterior_message(self):
+        return (
+            f"this {self.method} estimate has no posterior draws: no model of the labels applies "
+            "to its measure (a loss that varies with each score, such as the Brier score). Use "
+            "basis='design'."
+        )
 
     @property
     def standard_error(self) -> np.ndarray:
@@ -110,76 +130,124 @@ class Estimate:
         # a covariance with NaN entries is not clipped (clip_covariance); round-off leaves -1e-33
         return np.sqrt(np.clip(np.diag(self.covariance), 0.0, None))
 
-    def _measure_draws(self) -> np.ndarray:
-        source = self._posterior_source()
-        if source is None:
+    def _layout(self):
+        dims, coords, _ = output_layout(self.outputs)
+        return dims, coords
+
+    def _shaped(self, values: np.ndarray) -> np.ndarray:
+        return np.asarray(values, dtype=float).reshape(output_layout(self.outputs)[2])
+
+    def _measure_draws(self):
+        """Posterior draws of ``G`` as a DataArray (``chain``, ``draw`` and the layout's dims)."""
+        import xarray as xr
+
+        draws = self._posterior_source().measure_draws().reshape(1, -1, len(self.outputs))
+        dims, coords = self._layout()
+        shape = output_layout(self.outputs)[2]
+        return xr.DataArray(
+            draws.reshape(1, draws.shape[1], *shape), dims=("chain", "draw", *dims), coords=coords
+        )
+
+    def _posterior_median(self) -> np.ndarray:
+        """``(m,)`` the posterior median of ``G``, over the draws where it is defined."""
+        draws = self._posterior_source().measure_draws().reshape(-1, len(self.outputs))
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "All-NaN slice encountered", RuntimeWarning)
+            return np.nanmedian(draws, axis=0)
+
+    def _design(self, prob: float):
+        """Design bounds ``(lower, upper, ok)`` of every output (see the class notes)."""
+        half = stats.t.ppf(0.5 + prob / 2, self.df) * self.standard_error
+        lower, upper, ok = design_bounds(self.value, half, self.value_range)
+        if not ok.all() and "posterior" not in self.bases:  # no model: plain interval, clipped
+            lower[~ok] = np.clip(self.value - half, *self.value_range)[~ok]
+            upper[~ok] = np.clip(self.value + half, *self.value_range)[~ok]
+        return lower, upper, ok
+
+    def _fallback(self) -> np.ndarray:
+        """Where the design interval falls back to the posterior (independent of ``prob``)."""
+        if "posterior" not in self.bases:
+            return np.zeros(len(self.outputs), dtype=bool)
+        return ~self._design(0.5)[2]
+
+    def _estimate_values(self, basis):
+        if basis == "posterior":
+            return self._shaped(self._posterior_median())
+        value = self.value.copy()
+        fallback = self._fallback()
+        if fallback.any():
+            value[fallback] = self._posterior_median()[fallback]
+        return self._shaped(value)
+
+    def _bounds(self, prob, kind, basis):
+        if kind == "hdi" and basis == "design":
             raise ValueError(
-                f"kind='credible' needs a model of the labels; none applies to this "
-                f"{self.method} estimate (a loss that varies with each score). Use "
-                "kind='confidence'."
+                "kind='hdi' needs a posterior; the design basis has equal-tailed and one-sided "
+                "intervals. Use basis='posterior' or kind='eti'."
             )
-        return source.measure_draws().reshape(-1, len(self.outputs))
+        if basis == "posterior":
+            ci = draws_interval(
+                self._measure_draws(), prob, kind, basis=basis, value_range=self.value_range
+            )
+            return ci.sel(ci_bound="lower").values, ci.sel(ci_bound="upper").values
+        if kind == "eti":
+            lower, upper, _ = self._design(prob)
+        else:  # one-sided: one end of the two-sided interval at 2 prob - 1
+            two_lower, two_upper, _ = self._design(2 * prob - 1)
+            lower = two_lower if kind == "lower" else np.full_like(two_lower, self.value_range[0])
+            upper = two_upper if kind == "upper" else np.full_like(two_upper, self.value_range[1])
+        fallback = self._fallback()
+        if fallback.any():
+            post_lower, post_upper = self._bounds(prob, kind, "posterior")
+            lower[fallback] = np.ravel(post_lower)[fallback]
+            upper[fallback] = np.ravel(post_upper)[fallback]
+        return self._shaped(lower), self._shaped(upper)
 
-    @property
-    def posterior_median(self) -> np.ndarray:
-        """``(m,)`` the posterior median of ``G``: the Bayesian point estimate.
-
-        Draws in which an output is undefined (recall of a draw with no positive at all) are
-        left out, so the median and the credible interval are conditional on the output being
-        defined; NaN only if it is undefined in every draw.
-        """
-        return _nan_quantiles(self._measure_draws(), [0.5])[0]
-
-    def interval(self, prob: float = 0.95, kind: Literal["confidence", "credible"] = "confidence"):
-        """Return an equal-tailed interval for each output.
+    def interval(self, prob: float | None = None, kind: str = "eti", basis: str | None = None):
+        """Return the interval of every entry (see :meth:`bayeval.results.Result.interval`).
 
         Parameters
         ----------
         prob : float, default 0.95
-        kind : {"confidence", "credible"}, default "confidence"
-            See the class notes.
+        kind : {"eti", "hdi", "lower", "upper"}, default "eti"
+            ``"credible"`` and ``"confidence"`` still work for one release (now
+            ``basis="posterior"`` and ``basis="design"``), with a ``DeprecationWarning``.
+        basis : {"design", "posterior"}, optional
+            Default ``"design"``. See the class notes.
 
         Returns
         -------
-        xarray.Dataset
-            ``estimate``, ``lower`` and ``upper`` over the dimension ``output``; attributes
-            ``prob``, ``kind`` and, for ``kind="confidence"``, ``fallback`` (the outputs
-            whose interval and estimate are the credible ones).
+        xarray.DataArray
+            Dims ``[system,] measure[, threshold], ci_bound``; attributes ``ci_prob``,
+            ``ci_kind``, ``basis`` and, for the design basis, ``fallback`` (the outputs whose
+            interval is the posterior's).
         """
-        import xarray as xr
+        ci = super().interval(prob, kind, basis)
+        if ci.attrs["basis"] == "design":
+            ci.attrs["fallback"] = [
+                o for o, f in zip(self.outputs, self._fallback(), strict=True) if f
+            ]
+        return ci
 
-        prob = check_prob(prob)
-        kind = check_choice(kind, ("confidence", "credible"), "kind")
-        attrs: dict = {"prob": prob, "kind": kind}
-        if kind == "confidence":
-            half = stats.t.ppf(0.5 + prob / 2, self.df) * self.standard_error
-            lower, upper, ok = design_bounds(self.value, half, self.value_range)
-            estimate = self.value.copy()
-            if not ok.all() and self._posterior_fn is not None:
-                cred = self.interval(prob, "credible")
-                estimate[~ok] = cred["estimate"].values[~ok]
-                lower[~ok] = cred["lower"].values[~ok]
-                upper[~ok] = cred["upper"].values[~ok]
-                attrs["fallback"] = [o for o, k in zip(self.outputs, ok, strict=True) if not k]
-            elif not ok.all():  # no model: the untransformed interval, clipped to the range
-                lower[~ok] = np.clip(self.value - half, *self.value_range)[~ok]
-                upper[~ok] = np.clip(self.value + half, *self.value_range)[~ok]
-                attrs["fallback"] = []
-            else:
-                attrs["fallback"] = []
-        else:
-            lower, estimate, upper = _nan_quantiles(
-                self._measure_draws(), [0.5 - prob / 2, 0.5, 0.5 + prob / 2]
-            )
-        return xr.Dataset(
-            {
-                "estimate": ("output", estimate),
-                "lower": ("output", lower),
-                "upper": ("output", upper),
-            },
-            coords={"output": list(self.outputs)},
-            attrs=attrs,
-        )
+    def per_output(self, prob: float | None = None, basis: str | None = None):
+        """Estimate and equal-tailed bounds as flat arrays in the order of :attr:`outputs`.
+
+        Parameters
+        ----------
+        prob : float, default 0.95
+        basis : {"design", "posterior"}, optional
+            Default ``"design"``; a basis the estimate does not have gives NaN.
+
+        Returns
+        -------
+        estimate, lower, upper : numpy.ndarray
+            ``(m,)`` each.
+        """
+        if basis is not None and basis not in self.bases:
+            nan = np.full(len(self.outputs), np.nan)
+            return nan, nan.copy(), nan.copy()
+        ci = self.interval(prob, "eti", basis).values.reshape(-1, 2)  # ci_bound is last
+        return np.ravel(self.estimate_of(basis)), ci[:, 0], ci[:, 1]
 
     def ellipsoid_contains(self, G, prob: float = 0.95) -> bool:
         """Whether ``G`` lies in the ``prob`` confidence ellipsoid of §3.3.2.
@@ -196,31 +264,43 @@ class Estimate:
         bound = (n - 1) * k / (n - k) * stats.f.ppf(prob, k, n - k)
         return bool(diff @ np.linalg.pinv(self.covariance) @ diff <= bound)
 
-    def summary(self, prob: float = 0.95):
-        """Tabulate both kinds of interval, one row per output.
+    def _state(self):
+        import xarray as xr
 
-        Columns ``estimate``, ``se``, ``lower``, ``upper`` (design-based, see :meth:`interval`)
-        and, where a model of the labels applies, ``posterior_median``, ``credible_lower``,
-        ``credible_upper``.
-        """
-        import pandas as pd
-
-        conf = self.interval(prob)
-        table = pd.DataFrame(
+        data = xr.Dataset(
             {
-                "estimate": conf["estimate"].values,
-                "se": self.standard_error,
-                "lower": conf["lower"].values,
-                "upper": conf["upper"].values,
+                "value": ("output", self.value),
+                "covariance": (("output", "output_2"), self.covariance),
+                "R": ("loss", self.R),
             },
-            index=pd.Index(self.outputs, name="output"),
+            coords={"output": list(self.outputs)},
+            attrs={
+                "labels_used": self.labels_used,
+                "n_samples": self.n_samples,
+                "df": self.df,
+                "method": self.method,
+                "value_range": list(self.value_range),
+            },
         )
-        if self._posterior_fn is not None:
-            cred = self.interval(prob, "credible")
-            table["posterior_median"] = cred["estimate"].values
-            table["credible_lower"] = cred["lower"].values
-            table["credible_upper"] = cred["upper"].values
-        return table
+        return {"estimate": data}
+
+    @classmethod
+    def _from_state(cls, tree, posterior):
+        data = tree["estimate"].to_dataset()
+        a = data.attrs
+        outputs = tuple(str(o) for o in data["output"].values)
+        return cls(
+            outputs=outputs,
+            value=data["value"].values,
+            R=data["R"].values,
+            covariance=data["covariance"].values,
+            labels_used=int(a["labels_used"]),
+            n_samples=int(a["n_samples"]),
+            df=float(a["df"]),
+            method=str(a["method"]),
+            value_range=tuple(float(v) for v in a["value_range"]),
+            posterior=None if posterior is None else partial(DataTreePosterior, posterior, outputs),
+        )
 
     def __repr__(self) -> str:
         values = ", ".join(f"{o}={v:.4g}" for o, v in zip(self.outputs, self.value, strict=True))
@@ -228,30 +308,25 @@ class Estimate:
 
 
 class DataTreePosterior:
-    """Adapt a ready ``DataTree`` whose posterior has ``measure`` to :class:`Estimate`."""
+    """Adapt a ready ``DataTree`` to :class:`Estimate`: its posterior has one variable per measure.
 
-    def __init__(self, tree):
-        self.tree = tree
+    Parameters
+    ----------
+    tree : xarray.DataTree
+    outputs : tuple of str
+        The outputs of ``G`` (see :mod:`bayeval.measures.layout`).
+    """
+
+    def __init__(self, tree, outputs: tuple[str, ...]):
+        self.tree, self.outputs = tree, tuple(outputs)
 
     def measure_draws(self) -> np.ndarray:
-        """``(draws, outputs)`` draws of ``measure``."""
-        values = self.tree["posterior"]["measure"].values
-        return values.reshape(-1, values.shape[-1])
+        """``(draws, outputs)`` draws of ``G``."""
+        return flat_draws(self.tree["posterior"].to_dataset(), self.outputs)
 
     def to_datatree(self):
         """Return the tree."""
         return self.tree
-
-
-def _nan_quantiles(draws: np.ndarray, q: list[float]) -> np.ndarray:
-    """Quantiles ``q`` of each column of ``draws`` over its defined (finite) entries."""
-    out = np.full((len(q), draws.shape[1]), np.nan)
-    for j in range(draws.shape[1]):
-        column = draws[:, j]
-        column = column[np.isfinite(column)]
-        if column.size:
-            out[:, j] = np.quantile(column, q)
-    return out
 
 
 def design_bounds(value, half_width, value_range):

@@ -69,11 +69,14 @@ class OASIS(CellIS):
     >>> for _ in range(10):
     ...     ids = sampler.ask(50)
     ...     sampler.tell(ids, truth[ids])
-    >>> ci = sampler.estimate().interval(0.95)
-    >>> ci["estimate"].values.round(3), ci["lower"].values.round(3), ci["upper"].values.round(3)
-    (array([0.986]), array([0.958]), array([0.996]))
-    >>> ci = sampler.estimate().interval(0.95, kind="credible")   # the model of the labels
-    >>> [float(ci[k][0]) for k in ("estimate", "lower", "upper")]  # to 0.01 (doctest NUMBER)
+    >>> est = sampler.estimate()
+    >>> round(float(est.estimate.sel(measure="f1")), 3)        # design-based
+    0.986
+    >>> est.interval(0.95).values.round(3)
+    array([[0.958, 0.996]])
+    >>> post = est.estimate_of("posterior")      # posterior median and interval, to 0.01
+    >>> ci = est.interval(0.95, basis="posterior")
+    >>> [float(post[0]), *ci.values[0].tolist()]
     [0.97, 0.92, 0.98]
     >>> be.measures.FScore().value(truth, predictions=scores >= 0.5).round(3)      # the truth
     array([0.935])

@@ -43,8 +43,10 @@ class Run:
     estimate : Estimate
         The final estimate.
     history : xarray.Dataset
-        ``estimate``, ``lower``, ``upper`` (the ``prob`` confidence interval) and ``se`` over
-        dims ``labels`` (labels used after each stage) and ``output``.
+        ``estimate``, ``lower``, ``upper`` (the design basis's ``prob`` interval, attributes
+        ``ci_prob``, ``ci_kind`` and ``basis``) and ``se`` over dims ``labels`` (labels used
+        after each stage), ``system`` (several systems), ``measure`` and ``threshold``
+        (precision-recall curves).
     """
 
     sampler: Sampler
@@ -126,8 +128,7 @@ def evaluate(
         ids = instance.ask(min(batch_size, budget - instance.labels_used))
         instance.tell(ids, label(ids))
         est = instance.estimate()
-        ci = est.interval(prob)
-        rows.append((est.value, ci["lower"].values, ci["upper"].values, est.standard_error))
+        rows.append((*est.per_output(prob), est.standard_error))
         stages.append(instance.labels_used)
         if progress is not None:
             progress(instance.labels_used, est)
@@ -153,9 +154,11 @@ def _labeller(oracle: Any, pool: Any) -> Callable[[np.ndarray], np.ndarray]:
 def _history(rows, stages, outputs, prob):
     import xarray as xr
 
+    from bayeval.measures.layout import label_outputs
+
     value, lower, upper, se = (np.array(col) for col in zip(*rows, strict=True))
     dims = ("labels", "output")
-    return xr.Dataset(
+    history = xr.Dataset(
         {
             "estimate": (dims, value),
             "lower": (dims, lower),
@@ -163,5 +166,6 @@ def _history(rows, stages, outputs, prob):
             "se": (dims, se),
         },
         coords={"labels": stages, "output": list(outputs)},
-        attrs={"prob": prob, "interval": "confidence"},
+        attrs={"ci_prob": prob, "ci_kind": "eti", "basis": "design"},
     )
+    return label_outputs(history)

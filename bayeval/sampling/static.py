@@ -77,11 +77,14 @@ class StaticIS(CellIS):
     >>> for _ in range(10):
     ...     ids = sampler.ask(50)
     ...     sampler.tell(ids, truth[ids])
-    >>> ci = sampler.estimate().interval(0.95)     # design-based
-    >>> ci["estimate"].values.round(3), ci["lower"].values.round(3), ci["upper"].values.round(3)
-    (array([0.932]), array([0.834]), array([0.974]))
-    >>> ci = sampler.estimate().interval(0.95, kind="credible")   # posterior median and interval
-    >>> [float(ci[k][0]) for k in ("estimate", "lower", "upper")]  # to 0.01 (doctest NUMBER)
+    >>> est = sampler.estimate()
+    >>> round(float(est.estimate.sel(measure="f1")), 3)        # design-based
+    0.932
+    >>> est.interval(0.95).values.round(3)
+    array([[0.834, 0.974]])
+    >>> post = est.estimate_of("posterior")      # posterior median and interval, to 0.01
+    >>> ci = est.interval(0.95, basis="posterior")
+    >>> [float(post[0]), *ci.values[0].tolist()]
     [0.94, 0.88, 0.97]
     >>> f1.value(truth, predictions=scores >= 0.5).round(3)      # the truth
     array([0.935])

@@ -63,11 +63,14 @@ class Stratified(Sampler):
     >>> for _ in range(6):
     ...     ids = sampler.ask(50)
     ...     sampler.tell(ids, truth[ids])
-    >>> ci = sampler.estimate().interval(0.95)
-    >>> ci["estimate"].values.round(3), ci["lower"].values.round(3), ci["upper"].values.round(3)
-    (array([0.913]), array([0.88]), array([0.937]))
-    >>> ci = sampler.estimate().interval(0.95, kind="credible")
-    >>> [float(ci[k][0]) for k in ("estimate", "lower", "upper")]  # to 0.01 (doctest NUMBER)
+    >>> est = sampler.estimate()
+    >>> round(float(est.estimate.sel(measure="accuracy")), 3)        # design-based
+    0.913
+    >>> est.interval(0.95).values.round(3)
+    array([[0.88 , 0.937]])
+    >>> post = est.estimate_of("posterior")      # posterior median and interval, to 0.01
+    >>> ci = est.interval(0.95, basis="posterior")
+    >>> [float(post[0]), *ci.values[0].tolist()]
     [0.91, 0.89, 0.93]
     >>> be.measures.Accuracy().value(truth, predictions=scores >= 0.5).round(3)     # the truth
     array([0.914])

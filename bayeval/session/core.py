@@ -540,10 +540,10 @@ class Session:
         if width is None:
             return None
         try:
-            interval = self.estimate().interval(prob)
+            _, lower, upper = self.estimate().per_output(prob)
         except ValueError:  # no complete stage yet
             return None
-        widths = np.asarray(interval["upper"].values - interval["lower"].values, dtype=float)
+        widths = upper - lower
         if widths.size == 0 or not np.isfinite(widths).all() or (widths <= 0).any():
             return None  # an undefined or degenerate interval is not narrow
         widest = float(widths.max())

@@ -143,12 +143,12 @@ def honesty_run(
             ids = instance.ask(min(instance.batch_size, budget - instance.labels_used))
             instance.tell(ids, truth[pool.positions(ids)])
         for name, measure in by_name.items():
-            intervals = {"design": instance.estimate(measure=measure).interval(prob)}
+            intervals = {"design": instance.estimate(measure=measure).per_output(prob, "design")}
             for kind, model in models.items():
                 est = instance.estimate(measure=measure, model=model)
-                intervals[kind] = est.interval(prob, kind="credible")
+                intervals[kind] = est.per_output(prob, "posterior")
             for kind, ci in intervals.items():
-                est_, lo, hi = (float(ci[v].values[0]) for v in ("estimate", "lower", "upper"))
+                est_, lo, hi = (float(values[0]) for values in ci)
                 rows.append(
                     {
                         "budget": budget,

@@ -75,7 +75,7 @@ def _realization_stats(pop, methods, resamples, prob, width_resamples, seed) -> 
                 N0=int(pop["N0"]), n0=int(pop["n0"]), r0=int(r0[i]),
             )  # fmt: skip
             result = recall_interval(sample, method=method, prob=prob)
-            widths.append(result.high - result.low)
+            widths.append(result.upper - result.lower)
         out[k, 3] = float(np.mean(widths))
     return out
 

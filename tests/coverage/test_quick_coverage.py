@@ -45,7 +45,7 @@ def exact_coverage(population, method):
             s = be.StratifiedSample.two_segments(N1=N1, n1=n1, r1=r1, N0=N0, n0=n0, r0=r0)
             res = be.recall_interval(s, method=method, rng=0)
             total += p1 * p0
-            covered += p1 * p0 * (res.low <= truth <= res.high)
+            covered += p1 * p0 * (res.lower <= truth <= res.upper)
     return covered / total
 
 

@@ -35,8 +35,8 @@ def test_random_baseline_band_equals_the_foundation_posterior(ranked_labels):
     low, high = float(band["low"][0]), float(band["high"][0])
     # Both are Monte Carlo quantiles (200,000 draws each): 5 combined standard errors.
     se_low, se_high = ref.mc_error
-    assert abs(low - ref.low) < 5 * np.sqrt(2) * se_low
-    assert abs(high - ref.high) < 5 * np.sqrt(2) * se_high
+    assert abs(low - ref.lower) < 5 * np.sqrt(2) * se_low
+    assert abs(high - ref.upper) < 5 * np.sqrt(2) * se_high
 
 
 def test_logstrat_band_covers_the_true_curve_at_its_rate(ranked_labels):

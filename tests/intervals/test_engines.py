@@ -47,14 +47,14 @@ def test_engines_agree(name, measure, method):
     # segment has atoms 1/N1 apart, where quantile MCSEs are 0): the exact posterior CDF at
     # each NUTS bound must reach its level q from the right side, within 4.5 combined Monte
     # Carlo standard errors of a q-quantile's rank (NUTS's from its quantile ESS).
-    for q, bound in ((0.025, nuts.low), (0.975, nuts.high)):
+    for q, bound in ((0.025, nuts.lower), (0.975, nuts.upper)):
         ess = float(az.ess(tree, var_names=[measure], method="quantile", prob=q)[measure])
         tol = 4.5 * np.sqrt(q * (1 - q) * (1 / ess + 1 / reference.size))
         below = np.searchsorted(reference, bound, side="left") / reference.size
         at_or_below = np.searchsorted(reference, bound, side="right") / reference.size
         assert below <= q + tol and at_or_below >= q - tol, (q, bound, below, at_or_below, tol)
     # And the exact engine's own bounds lie in the same place (quadrature or its draws).
-    assert np.searchsorted(reference, exact.low, side="right") / reference.size >= 0.025 - 0.002
+    assert np.searchsorted(reference, exact.lower, side="right") / reference.size >= 0.025 - 0.002
     assert int(tree["sample_stats"]["diverging"].sum()) == 0
     assert float(az.rhat(tree, var_names=[measure])[measure]) < 1.01
 
@@ -70,7 +70,7 @@ def test_hierarchical_recall_runs_through_the_public_api():
         s, method="beta-binomial-hierarchical", rng=3, draws=1000, sampler_options={"chains": 2}
     )
     assert res.engine == "pymc"
-    assert 0 < res.low < res.estimate < res.high < 1
+    assert 0 < res.lower < res.estimate < res.upper < 1
     tree = res.posterior
     assert int(tree["sample_stats"]["diverging"].sum()) == 0
     assert set(tree["posterior"]["stratum_yield"].coords["stratum"].values) == set(s.names)

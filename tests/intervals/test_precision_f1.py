@@ -9,7 +9,7 @@ def test_binomial_precision_equals_binomial_interval(webber_example):
     for method in be.intervals.BINOMIAL_METHODS:
         res = be.precision_interval(webber_example, method=method)
         ref = be.binomial_interval(50, 100, method=method)
-        assert (res.low, res.high, res.estimate) == (ref.low, ref.high, ref.estimate)
+        assert (res.lower, res.upper, res.estimate) == (ref.lower, ref.upper, ref.estimate)
 
 
 def test_precision_posterior_is_the_retrieved_beta_binomial(webber_example):
@@ -17,8 +17,8 @@ def test_precision_posterior_is_the_retrieved_beta_binomial(webber_example):
     res = be.precision_interval(webber_example, method="beta-binomial-half", rng=0)
     dist = stats.betabinom(1900, 50.5, 50.5)
     # 1.5e-5: the quantile solver's tolerance is 1e-5 (atoms here are 1/2000 apart).
-    assert res.low == pytest.approx((50 + dist.ppf(0.025)) / 2000, abs=1.5e-5)
-    assert res.high == pytest.approx((50 + dist.ppf(0.975)) / 2000, abs=1.5e-5)
+    assert res.lower == pytest.approx((50 + dist.ppf(0.025)) / 2000, abs=1.5e-5)
+    assert res.upper == pytest.approx((50 + dist.ppf(0.975)) / 2000, abs=1.5e-5)
 
 
 def test_finite_population_narrows_precision():
@@ -27,14 +27,16 @@ def test_finite_population_narrows_precision():
     s = be.StratifiedSample.two_segments(N1=200, n1=100, r1=60, N0=5000, n0=100, r0=2)
     bb = be.precision_interval(s, method="beta-binomial-half")
     jeffreys = be.precision_interval(s, method="jeffreys")
-    assert bb.high - bb.low < 0.8 * (jeffreys.high - jeffreys.low)
+    assert bb.upper - bb.lower < 0.8 * (jeffreys.upper - jeffreys.lower)
 
 
 def test_f1_agrees_with_exact_draws(webber_example):
     res = be.f1_interval(webber_example, rng=0, draws=50_000)
     draws = res.posterior["posterior"]["f1"].values.ravel()
     # 200,000 exact draws: quantile MC error ~ 1e-3; 5e-3 is five of them.
-    np.testing.assert_allclose([res.low, res.high], np.quantile(draws, [0.025, 0.975]), atol=5e-3)
+    np.testing.assert_allclose(
+        [res.lower, res.upper], np.quantile(draws, [0.025, 0.975]), atol=5e-3
+    )
 
 
 def test_f1_from_yield_draws(webber_example):
@@ -65,8 +67,8 @@ def test_binomial_interval_bad_input(args, message):
 
 def test_binomial_jeffreys_forced_at_the_ends():
     # Webber §2.7: the Jeffreys interval's lower end is set to 0 at r = 0, upper to 1 at r = n.
-    assert be.binomial_interval(0, 20, method="jeffreys").low == 0.0
-    assert be.binomial_interval(20, 20, method="jeffreys").high == 1.0
+    assert be.binomial_interval(0, 20, method="jeffreys").lower == 0.0
+    assert be.binomial_interval(20, 20, method="jeffreys").upper == 1.0
 
 
 def test_precision_with_stratified_unretrieved_segment():
@@ -79,4 +81,4 @@ def test_precision_with_stratified_unretrieved_segment():
     res = be.precision_interval(s, rng=0)
     ref = be.precision_interval(alone, rng=0)
     assert res.mc_error is None
-    assert (res.low, res.high) == pytest.approx((ref.low, ref.high))
+    assert (res.lower, res.upper) == pytest.approx((ref.lower, ref.upper))

@@ -20,7 +20,7 @@ def test_normal_mle_by_hand(webber_example):
     se = np.sqrt((v1 * 3000**2 + v0 * 1000**2) / 4000**4)
     res = be.recall_interval(webber_example, method="normal-mle")
     assert res.estimate == pytest.approx(0.25)
-    assert (res.low, res.high) == pytest.approx((0.25 - Z975 * se, 0.25 + Z975 * se), abs=1e-12)
+    assert (res.lower, res.upper) == pytest.approx((0.25 - Z975 * se, 0.25 + Z975 * se), abs=1e-12)
 
 
 @pytest.mark.parametrize(("method", "c"), [("normal-laplace", 1), ("normal-agresti-coull", 2)])
@@ -34,15 +34,15 @@ def test_adjusted_normal_by_hand(webber_example, method, c):
     se = np.sqrt((v1 * y0**2 + v0 * y1**2) / (y1 + y0) ** 4)
     res = be.recall_interval(webber_example, method=method)
     assert res.estimate == pytest.approx(centre)
-    assert res.low == pytest.approx(max(0, centre - Z975 * se), abs=1e-12)
-    assert res.high == pytest.approx(centre + Z975 * se, abs=1e-12)
+    assert res.lower == pytest.approx(max(0, centre - Z975 * se), abs=1e-12)
+    assert res.upper == pytest.approx(centre + Z975 * se, abs=1e-12)
 
 
 def test_naive_binomial_by_hand(webber_example):
     # Webber Eq. 25 with n = r1 + r0 = 53 sampled positives.
     se = np.sqrt(0.25 * 0.75 / 53)
     res = be.recall_interval(webber_example, method="naive-binomial")
-    assert (res.low, res.high) == pytest.approx((0.25 - Z975 * se, 0.25 + Z975 * se))
+    assert (res.lower, res.upper) == pytest.approx((0.25 - Z975 * se, 0.25 + Z975 * se))
 
 
 @pytest.mark.parametrize("counts", [(50, 100, 3, 100), (12, 40, 30, 400), (97, 100, 1, 500)])
@@ -56,8 +56,8 @@ def test_koopman_is_the_transformed_statsmodels_ratio_interval(counts, prob):
     )
     res = be.recall_interval(s, method="koopman", prob=prob)
     # Recall = 1 / (1 + (N0/N1) * p0/p1) decreases in the ratio: the ends swap (Webber §3.4).
-    assert res.low == pytest.approx(1 / (1 + N0 / N1 * high), abs=1e-8)
-    assert res.high == pytest.approx(1 / (1 + N0 / N1 * low), abs=1e-8)
+    assert res.lower == pytest.approx(1 / (1 + N0 / N1 * high), abs=1e-8)
+    assert res.upper == pytest.approx(1 / (1 + N0 / N1 * low), abs=1e-8)
 
 
 def test_beta_binomial_half_against_monte_carlo(webber_example):
@@ -71,7 +71,7 @@ def test_beta_binomial_half_against_monte_carlo(webber_example):
     y0 = 3 + rng.binomial(99900, p0)
     recall = np.sort(y1 / (y1 + y0))
     res = be.recall_interval(webber_example, method="beta-binomial-half", rng=0)
-    for q, bound in ((0.025, res.low), (0.975, res.high)):
+    for q, bound in ((0.025, res.lower), (0.975, res.upper)):
         half = 4 * np.sqrt(size * q * (1 - q))  # 4 sd of the rank of the q-quantile
         lo, hi = recall[int(q * size - half)], recall[int(q * size + half)]
         assert lo <= bound <= hi
@@ -83,15 +83,15 @@ def test_forced_bounds(method):
     # unretrieved positive was.
     none_retrieved = be.StratifiedSample.two_segments(N1=500, n1=50, r1=0, N0=9000, n0=90, r0=4)
     none_unretrieved = be.StratifiedSample.two_segments(N1=500, n1=50, r1=9, N0=9000, n0=90, r0=0)
-    for kind in ("equal-tailed", "lower", "upper"):
-        assert be.recall_interval(none_retrieved, method=method, kind=kind, rng=1).low == 0.0
-        assert be.recall_interval(none_unretrieved, method=method, kind=kind, rng=1).high == 1.0
+    for kind in ("eti", "lower", "upper"):
+        assert be.recall_interval(none_retrieved, method=method, kind=kind, rng=1).lower == 0.0
+        assert be.recall_interval(none_unretrieved, method=method, kind=kind, rng=1).upper == 1.0
 
 
 @pytest.mark.parametrize("method", EXACT_METHODS)
 def test_every_method_on_webber_example(webber_example, method):
     res = be.recall_interval(webber_example, method=method, rng=3)
-    assert 0 <= res.low < res.estimate < res.high <= 1
+    assert 0 <= res.lower < res.estimate < res.upper <= 1
     assert res.method == method and res.measure == "recall" and res.prob == 0.95
 
 
@@ -100,7 +100,7 @@ def test_posterior_methods_order_as_their_priors(webber_example):
     # the uniform prior understates recall).
     half = be.recall_interval(webber_example, method="beta-binomial-half", rng=0)
     uniform = be.recall_interval(webber_example, method="beta-binomial-uniform", rng=0)
-    assert uniform.high < half.high and uniform.estimate < half.estimate
+    assert uniform.upper < half.upper and uniform.estimate < half.estimate
 
 
 def test_stratified_sample_monte_carlo_path(stratified_sample):
@@ -109,10 +109,10 @@ def test_stratified_sample_monte_carlo_path(stratified_sample):
     assert 0 < low_se < 1e-3 and 0 < high_se < 1e-3  # issue: MC error below 1e-3
     # Same seed, same answer; another seed moves the bounds by about the reported MC error.
     again = be.recall_interval(stratified_sample, method="beta-binomial-half", rng=5)
-    assert (again.low, again.high) == (res.low, res.high)
+    assert (again.lower, again.upper) == (res.lower, res.upper)
     other = be.recall_interval(stratified_sample, method="beta-binomial-half", rng=6)
-    assert abs(other.low - res.low) < 6 * np.hypot(low_se, other.mc_error[0])
-    assert abs(other.high - res.high) < 6 * np.hypot(high_se, other.mc_error[1])
+    assert abs(other.lower - res.lower) < 6 * np.hypot(low_se, other.mc_error[0])
+    assert abs(other.upper - res.upper) < 6 * np.hypot(high_se, other.mc_error[1])
 
 
 def test_stratified_matches_independent_simulation(stratified_sample):
@@ -125,7 +125,7 @@ def test_stratified_matches_independent_simulation(stratified_sample):
     res = be.recall_interval(s, method="beta-binomial-half", rng=5)
     reference = np.quantile(recall, [0.025, 0.975])
     se = np.array(res.mc_error)
-    assert np.all(np.abs(np.array([res.low, res.high]) - reference) < 5 * se)
+    assert np.all(np.abs(np.array([res.lower, res.upper]) - reference) < 5 * se)
 
 
 def test_quadrature_has_no_mc_error_and_a_posterior(webber_example):
@@ -140,8 +140,8 @@ def test_quadrature_has_no_mc_error_and_a_posterior(webber_example):
     }
     summary = az.summary(tree, var_names=["recall"], ci_kind="eti", ci_prob=0.95)
     # The exact draws' 95% ETI agrees with the quadrature bounds within MC error of 4000 draws.
-    assert summary.loc["recall", "eti95_lb"] == pytest.approx(res.low, abs=0.02)
-    assert summary.loc["recall", "eti95_ub"] == pytest.approx(res.high, abs=0.04)
+    assert summary.loc["recall", "eti95_lb"] == pytest.approx(res.lower, abs=0.02)
+    assert summary.loc["recall", "eti95_ub"] == pytest.approx(res.upper, abs=0.04)
     assert float(az.rhat(tree)["recall"]) < 1.01
 
 
@@ -162,7 +162,7 @@ def test_stratified_normal_sums_stratum_variances(stratified_sample):
     v1, v0 = v[s.retrieved].sum(), v[~s.retrieved].sum()
     se = np.sqrt((v1 * y0**2 + v0 * y1**2) / (y1 + y0) ** 4)
     res = be.recall_interval(s, method="normal-mle")
-    assert res.high - res.estimate == pytest.approx(Z975 * se)
+    assert res.upper - res.estimate == pytest.approx(Z975 * se)
 
 
 def test_koopman_holds_its_estimate_on_every_tiny_population():
@@ -179,4 +179,4 @@ def test_koopman_holds_its_estimate_on_every_tiny_population():
                 s = be.StratifiedSample.two_segments(N1=N1, n1=n1, r1=r1, N0=N0, n0=n0, r0=r0)
                 for prob in (0.5, 0.95, 0.99):
                     res = be.recall_interval(s, method="koopman", prob=prob)
-                    assert 0 <= res.low <= res.estimate + 1e-12 <= res.high + 2e-12 <= 1 + 2e-12
+                    assert 0 <= res.lower <= res.estimate + 1e-12 <= res.upper + 2e-12 <= 1 + 2e-12

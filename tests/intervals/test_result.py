@@ -14,55 +14,57 @@ def test_interval_at_other_prob_equals_a_fresh_call(webber_example, method):
     res = be.recall_interval(webber_example, method=method, rng=0)
     fresh = be.recall_interval(webber_example, method=method, prob=0.8, rng=0)
     again = res.interval(0.8)
-    assert (again.low, again.high) == pytest.approx((fresh.low, fresh.high), abs=1e-12)
+    assert again.values.tolist() == pytest.approx([fresh.lower, fresh.upper], abs=1e-12)
     low, high = res.interval()  # unpacks; default is the original probability
-    assert (low, high) == (res.low, res.high)
+    assert (float(low), float(high)) == (res.lower, res.upper)
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_one_sided_is_one_end_of_a_wider_two_sided(webber_example, method):
     res = be.recall_interval(webber_example, method=method, rng=0)
-    two = res.interval(0.9)
-    lower = res.interval(0.95, kind="lower")
-    upper = res.interval(0.95, kind="upper")
-    assert lower.low == pytest.approx(two.low, abs=2e-6) and lower.high == 1.0
-    assert upper.high == pytest.approx(two.high, abs=2e-6) and upper.low == 0.0
+    two = res.interval(0.9).values
+    lower = res.interval(0.95, kind="lower").values
+    upper = res.interval(0.95, kind="upper").values
+    assert lower[0] == pytest.approx(two[0], abs=2e-6) and lower[1] == 1.0
+    assert upper[1] == pytest.approx(two[1], abs=2e-6) and upper[0] == 0.0
 
 
 def test_hdi_is_no_wider_than_equal_tailed(webber_example, stratified_sample):
     for sample in (webber_example, stratified_sample):
         res = be.recall_interval(sample, rng=0)
-        hdi = res.interval(0.95, kind="hdi")
-        eti = res.interval(0.95)
-        assert hdi.width <= eti.width + 1e-9
+        hdi = res.interval(0.95, kind="hdi").values
+        eti = res.interval(0.95).values
+        assert np.diff(hdi) <= np.diff(eti) + 1e-9
         # Right-skewed posterior (sparse unretrieved sample): the HDI sits lower.
-        assert hdi.low < eti.low and hdi.high < eti.high
+        assert hdi[0] < eti[0] and hdi[1] < eti[1]
 
 
 def test_hdi_from_quadrature_matches_hdi_of_exact_draws(webber_example):
     res = be.recall_interval(webber_example, rng=0, draws=25_000)  # 4 x 25,000 exact draws
-    hdi = res.interval(0.95, kind="hdi")
+    hdi = res.interval(0.95, kind="hdi").values
     draws = np.sort(res.posterior["posterior"]["recall"].values.ravel())
     k = int(np.ceil(0.95 * draws.size))
     i = np.argmin(draws[k - 1 :] - draws[: draws.size - k + 1])
-    assert hdi.low == pytest.approx(draws[i], abs=0.01)
-    assert hdi.high == pytest.approx(draws[i + k - 1], abs=0.01)
+    assert hdi[0] == pytest.approx(draws[i], abs=0.01)
+    assert hdi[1] == pytest.approx(draws[i + k - 1], abs=0.01)
 
 
 def test_summary_is_a_labelled_table(webber_example, stratified_sample):
-    table = be.recall_interval(webber_example, rng=0).summary()
+    res = be.recall_interval(webber_example, rng=0)
+    table = res.summary()
     assert isinstance(table, pd.DataFrame)
-    assert table.index.names == ["measure", "method"]
-    assert list(table.columns) == ["engine", "estimate", "low", "high", "prob", "kind"]
-    mc = be.recall_interval(stratified_sample, rng=0).summary()
-    assert {"mc_error_low", "mc_error_high"} <= set(mc.columns)
+    assert table.index.names == ["measure", "method", "basis"]
+    assert list(table.columns) == ["estimate", "lower", "upper", "ci_prob", "ci_kind"]
+    row = table.loc[("recall", "beta-binomial-half", "posterior")]
+    assert (row["estimate"], row["lower"], row["upper"]) == (res.estimate, res.lower, res.upper)
+    assert be.recall_interval(webber_example, method="koopman").summary().index[0][-1] == "design"
 
 
 def test_repr_is_readable(webber_example):
     res = be.recall_interval(webber_example, rng=0)
     text = repr(res)
-    assert "beta-binomial-half" in text and "equal-tailed 95% interval" in text
-    assert f"[{res.low:.4f}, {res.high:.4f}]" in text
+    assert "beta-binomial-half" in text and "eti 95% interval" in text
+    assert f"[{res.lower:.4f}, {res.upper:.4f}]" in text
 
 
 @pytest.mark.parametrize(
@@ -95,6 +97,21 @@ def test_bad_interval_arguments(webber_example):
         res.interval(0)
     with pytest.raises(ValueError, match=r"`kind` must be one of"):
         res.interval(0.9, kind="central")
+    with pytest.raises(ValueError, match=r"`basis` must be 'posterior' for this result; got 'des"):
+        res.interval(0.9, basis="design")
+
+
+def test_wave_one_spellings_warn_and_still_work(webber_example):
+    res = be.recall_interval(webber_example, rng=0)
+    with pytest.warns(
+        DeprecationWarning, match="kind='equal-tailed' is deprecated: write kind='eti'"
+    ):
+        old = res.interval(0.9, kind="equal-tailed")
+    assert old.values.tolist() == res.interval(0.9).values.tolist()
+    with pytest.warns(DeprecationWarning, match="`low` is deprecated: use `lower`"):
+        assert res.low == res.lower
+    with pytest.warns(DeprecationWarning, match="`high` is deprecated: use `upper`"):
+        assert res.high == res.upper
 
 
 def test_unsampled_stratum_is_refused_by_frequentist_methods_only():
@@ -104,7 +121,7 @@ def test_unsampled_stratum_is_refused_by_frequentist_methods_only():
     with pytest.raises(ValueError, match="'beta-binomial-mcp' needs a sample from every stratum"):
         be.recall_interval(s, method="beta-binomial-mcp")
     res = be.recall_interval(s, method="beta-binomial-half", rng=0)  # the prior covers s1
-    assert 0 < res.low < res.high < 1
+    assert 0 < res.lower < res.upper < 1
 
 
 def test_recall_needs_both_segments():
@@ -112,7 +129,7 @@ def test_recall_needs_both_segments():
     with pytest.raises(ValueError, match="recall needs strata in both segments"):
         be.recall_interval(only_retrieved)
     res = be.precision_interval(only_retrieved, rng=0)  # precision needs only the retrieved one
-    assert 0 < res.low < res.high < 1
+    assert 0 < res.lower < res.upper < 1
 
 
 def test_koopman_refuses_unequal_sampling_rates(stratified_sample):
@@ -125,7 +142,7 @@ def test_koopman_refuses_unequal_sampling_rates(stratified_sample):
     summed = be.StratifiedSample.two_segments(N1=4000, n1=100, r1=50, N0=100000, n0=200, r0=5)
     res = be.recall_interval(proportional, method="koopman")
     ref = be.recall_interval(summed, method="koopman")
-    assert (res.low, res.high) == (ref.low, ref.high)
+    assert (res.lower, res.upper) == (ref.lower, ref.upper)
 
 
 @pytest.mark.slow

@@ -191,7 +191,7 @@ def test_the_posterior_holds_the_truth_and_has_every_arviz_group():
         assert group in dt.children
     assert "ceiling_gap" in dt["posterior"] and "floor" in dt["posterior"]  # the default
     assert set(dt["observed_data"].data_vars) == {"y"}
-    f1 = dt["posterior"]["measure"].sel(output="f1").values.ravel()
+    f1 = dt["posterior"]["f1"].values.ravel()
     lo, hi = np.quantile(f1, [0.025, 0.975])
     assert lo < F1.value(truth, predictions=pool.predictions)[0] < hi
     summary = az.summary(dt, var_names=["slope", "intercept"], ci_kind="eti", ci_prob=0.9)
@@ -307,8 +307,9 @@ def test_several_systems_get_an_intercept_per_prediction_pattern():
     dt = ScoreCalibration().bind(pool, F1).posterior(labelled, truth[labelled], rng=0)
     assert dt["posterior"]["intercept"].dims == ("chain", "draw", "group")
     truths = [F1.value(truth, predictions=pool.predictions[:, s])[0] for s in range(2)]
-    for name, true in zip(("a/f1", "b/f1"), truths, strict=True):
-        draws = dt["posterior"]["measure"].sel(output=name).values.ravel()
+    assert dt["posterior"]["f1"].dims == ("chain", "draw", "system")
+    for name, true in zip(("a", "b"), truths, strict=True):
+        draws = dt["posterior"]["f1"].sel(system=name).values.ravel()
         assert np.quantile(draws, 0.005) < true < np.quantile(draws, 0.995)
 
 
@@ -364,7 +365,7 @@ def test_engines_agree(floor):  # the default (sceptical floor, ceiling gap) and
     for engine in ("fast", "pymc"):
         spec = ScoreCalibration(floor=floor, engine=engine, draws=4000)
         draws[engine] = spec.bind(pool, F1).posterior(labelled, truth[labelled], rng=1)
-    names = ["intercept", "slope", "measure", "ceiling_gap", "floor"]
+    names = ["intercept", "slope", "f1", "ceiling_gap", "floor"]
     for name in names:
         fast = draws["fast"]["posterior"][name].values.ravel()
         nuts = draws["pymc"]["posterior"][name].values.ravel()

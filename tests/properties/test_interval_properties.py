@@ -42,8 +42,8 @@ def test_interval_is_in_unit_range_and_contains_estimate(sample, method, prob):
     if sample.positives.sum() == 0:
         return  # recall is 0/0 for every plug-in method; covered by the forced-bound tests
     res = be.recall_interval(sample, method=method, prob=prob, rng=0)
-    assert 0.0 <= res.low <= res.high <= 1.0
-    assert res.low - 1e-9 <= res.estimate <= res.high + 1e-9
+    assert 0.0 <= res.lower <= res.upper <= 1.0
+    assert res.lower - 1e-9 <= res.estimate <= res.upper + 1e-9
 
 
 @SETTINGS
@@ -52,8 +52,8 @@ def test_interval_widens_with_prob(sample, method):
     if sample.positives.sum() == 0:
         return
     res = be.recall_interval(sample, method=method, prob=0.8, rng=0)
-    wider = res.interval(0.95)
-    assert wider.low <= res.low + 2e-6 and wider.high >= res.high - 2e-6
+    wider_lower, wider_upper = res.interval(0.95).values
+    assert wider_lower <= res.lower + 2e-6 and wider_upper >= res.upper - 2e-6
 
 
 @SETTINGS
@@ -66,9 +66,9 @@ def test_interval_widens_with_prob(sample, method):
 def test_binomial_interval_properties(r, extra, method, prob):
     n = max(r + extra, 1)
     res = be.binomial_interval(min(r, n), n, method=method, prob=prob)
-    assert 0.0 <= res.low <= res.estimate <= res.high <= 1.0
-    narrower = res.interval(prob / 2 + 0.25)  # a smaller probability, still above 0.5
-    assert narrower.low >= res.low - 1e-12 and narrower.high <= res.high + 1e-12
+    assert 0.0 <= res.lower <= res.estimate <= res.upper <= 1.0
+    narrower = res.interval(prob / 2 + 0.25).values  # a smaller probability, still above 0.5
+    assert narrower[0] >= res.lower - 1e-12 and narrower[1] <= res.upper + 1e-12
 
 
 @SETTINGS
@@ -78,11 +78,11 @@ def test_posterior_bounds_agree_with_the_cdf(sample):
     from bayeval._core import yields as Y
 
     res = be.recall_interval(sample, method="beta-binomial-half", rng=0)
-    bounds = res._bounds.inner
+    bounds = res._engine.inner
     r1, r0 = sample.positives.sum() > 0, sample.positives[1] > 0
     cdf = lambda t: Y.measure_cdf("recall", t, *bounds.laws)[0]  # noqa: E731
-    if r1 and res.low > 1e-5:
-        assert cdf(res.low - 1e-5) <= 0.025 + 1e-4
+    if r1 and res.lower > 1e-5:
+        assert cdf(res.lower - 1e-5) <= 0.025 + 1e-4
     if r0:
-        assert cdf(res.high) >= 0.975 - 1e-4
+        assert cdf(res.upper) >= 0.975 - 1e-4
     assert np.isfinite(res.estimate)

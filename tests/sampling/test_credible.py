@@ -30,11 +30,10 @@ def test_every_sampler_has_a_credible_interval_of_every_measure(name):
     sampler = _run(name)
     for measure in MEASURES.values():
         est = sampler.estimate(measure=measure)
-        ci = est.interval(0.95, kind="credible")
-        lower, estimate, upper = (float(ci[v][0]) for v in ("lower", "estimate", "upper"))
+        estimate, lower, upper = (float(v[0]) for v in est.per_output(0.95, "posterior"))
         assert 0.0 <= lower <= estimate <= upper <= 1.0
-        assert estimate == pytest.approx(float(est.posterior_median[0]))
-        assert "measure" in est.posterior["posterior"]
+        draws = est.posterior["posterior"][measure.name].values
+        assert estimate == pytest.approx(float(np.nanmedian(draws)))
 
 
 @pytest.mark.parametrize("name", ["passive", "static_is", "ais"])
@@ -44,13 +43,16 @@ def test_a_precision_recall_band_comes_from_the_same_labels(name):
     if not sampler.covers(curve):
         pytest.skip(f"{name}'s draws do not cover the curve")  # pragma: no cover
     est = sampler.estimate(measure=curve)
-    ci = est.interval(0.9, kind="credible")
-    assert np.all(ci["lower"].values <= ci["estimate"].values)
-    assert np.all(ci["estimate"].values <= ci["upper"].values)
+    ci = est.interval(0.9, basis="posterior")
+    assert ci.dims == ("measure", "threshold", "ci_bound")
+    assert ci["threshold"].values.tolist() == [0.3, 0.5, 0.7]
+    median = est.estimate_of("posterior")
+    assert np.all(ci.sel(ci_bound="lower") <= median) and np.all(median <= ci.sel(ci_bound="upper"))
     # every posterior draw is one labelling of the pool, so its recall cannot rise with the
-    # threshold (outputs: precision at 0.3, 0.5, 0.7, then recall at the same thresholds)
-    draws = est.posterior["posterior"]["measure"].values.reshape(-1, 6)
-    assert np.all(np.diff(draws[:, 3:], axis=1) <= 1e-12)
+    # threshold
+    recall = est.posterior["posterior"]["recall"]
+    assert recall.dims == ("chain", "draw", "threshold")
+    assert np.all(recall.diff("threshold") <= 1e-12)
 
 
 @pytest.mark.parametrize("name", SAMPLERS)
@@ -58,8 +60,7 @@ def test_design_intervals_stay_in_range_and_hold_their_estimate(name):
     for seed in range(3):
         sampler = _run(name, labels=50, seed=seed)
         for measure in MEASURES.values():
-            ci = sampler.estimate(measure=measure).interval(0.95)
-            lower, estimate, upper = (ci[v].values for v in ("lower", "estimate", "upper"))
+            estimate, lower, upper = sampler.estimate(measure=measure).per_output(0.95)
             assert np.all(np.isfinite([lower, estimate, upper]))
             assert np.all((0 <= lower) & (lower <= estimate) & (estimate <= upper) & (upper <= 1))
             assert np.all(upper > lower)  # unlabelled items can still change every measure
@@ -71,9 +72,10 @@ def test_a_degenerate_design_falls_back_to_the_posterior():
     est = sampler.estimate(measure=MEASURES["recall"])
     ci = est.interval(0.95)
     assert ci.attrs["fallback"] == ["recall"]
-    cred = est.interval(0.95, kind="credible")
-    assert float(ci["lower"][0]) == float(cred["lower"][0])
-    assert float(ci["upper"][0]) > float(ci["lower"][0])
+    cred = est.interval(0.95, basis="posterior")
+    assert ci.values.tolist() == cred.values.tolist()
+    assert float(ci.sel(ci_bound="upper")[0]) > float(ci.sel(ci_bound="lower")[0])
+    assert float(est.estimate[0]) == float(est.estimate_of("posterior")[0])
 
 
 def test_the_dirichlet_tree_posterior_stays_one_argument_away():
@@ -89,32 +91,27 @@ def test_the_dirichlet_tree_posterior_stays_one_argument_away():
 def test_the_robust_model_is_wider_where_no_label_looks():
     sampler = _run("static_is", labels=300)
     recall = MEASURES["recall"]
-    default = sampler.estimate(measure=recall).interval(0.95, kind="credible")
+    default = sampler.estimate(measure=recall).interval(0.95, basis="posterior")
     robust = sampler.estimate(measure=recall, model=be.models.ScoreCalibration.robust()).interval(
-        0.95, kind="credible"
+        0.95, basis="posterior"
     )
-    width = [float(ci["upper"][0] - ci["lower"][0]) for ci in (default, robust)]
+    width = [float(ci.diff("ci_bound")[0, 0]) for ci in (default, robust)]
     assert width[1] > width[0]
 
 
 def test_summary_shows_both_bases():
-    table = _run("static_is").estimate().summary()
-    assert list(table.columns) == [
-        "estimate",
-        "se",
-        "lower",
-        "upper",
-        "posterior_median",
-        "credible_lower",
-        "credible_upper",
-    ]
+    est = _run("static_is").estimate()
+    table = est.summary()
+    assert list(table.columns) == ["estimate", "lower", "upper", "ci_prob", "ci_kind"]
+    assert table.index.names == ["measure", "basis"]
+    assert table.loc[("f1", "posterior"), "estimate"] == float(est.estimate_of("posterior")[0])
+    assert table.loc[("f1", "design"), "estimate"] == float(est.value[0])
 
 
 def test_the_same_labels_give_the_same_posterior_whatever_ran_before():
     sampler = _run("static_is")
-    first = sampler.estimate().interval(0.95, kind="credible")
+    first = sampler.estimate().interval(0.95, basis="posterior")
     sampler.estimate(measure=MEASURES["recall"]).interval(0.95)  # other fits in between
     sampler.estimate().summary()
-    again = sampler.estimate().interval(0.95, kind="credible")
-    np.testing.assert_array_equal(first["lower"].values, again["lower"].values)
-    np.testing.assert_array_equal(first["upper"].values, again["upper"].values)
+    again = sampler.estimate().interval(0.95, basis="posterior")
+    np.testing.assert_array_equal(first.values, again.values)

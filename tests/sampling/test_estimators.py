@@ -73,8 +73,7 @@ def test_confidence_intervals_cover(name):
     # reduced-size coverage study (200 labels of 400 items, 90% intervals, 200 runs)
     ests = _runs(MAKERS[name], 200, 8, batch=25)
     cover = np.mean([
-        float(e.interval(0.9)["lower"][0]) <= G_TRUE <= float(e.interval(0.9)["upper"][0])
-        for e in ests
+        e.per_output(0.9)[1][0] <= G_TRUE <= e.per_output(0.9)[2][0] for e in ests
     ])  # fmt: skip
     # binomial SE at p = 0.9, n = 200 is 0.021: within 3 SE of nominal
     assert abs(cover - 0.9) < 3 * 0.021, cover
@@ -126,8 +125,10 @@ def test_dirichlet_tree_credible_intervals_cover():
         for _ in range(8):
             ids = sampler.ask(25)
             sampler.tell(ids, TRUTH[ids])
-        ci = sampler.estimate(model="dirichlet_tree").interval(0.9, kind="credible")
-        cover.append(float(ci["lower"][0]) <= G_TRUE <= float(ci["upper"][0]))
+        ci = sampler.estimate(model="dirichlet_tree").interval(0.9, basis="posterior")
+        cover.append(
+            float(ci.sel(ci_bound="lower")[0]) <= G_TRUE <= float(ci.sel(ci_bound="upper")[0])
+        )
     # binomial SE at p = 0.9, n = 100 is 0.03: within 3 SE of nominal
     assert abs(np.mean(cover) - 0.9) < 3 * 0.03, np.mean(cover)
 

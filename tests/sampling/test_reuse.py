@@ -46,7 +46,7 @@ def test_calling_estimate_does_not_change_the_next_draws(pool_and_truth):
             ids = sampler.ask(20)
             sampler.tell(ids, truth[ids])
             if look:  # a posterior draw in between must not touch the sampling stream
-                sampler.estimate().interval(0.9, kind="credible")
+                sampler.estimate().interval(0.9, basis="posterior")
         drawn.append(sampler.ask(20))
     np.testing.assert_array_equal(*drawn)
 
@@ -61,8 +61,8 @@ def test_a_curve_at_the_decision_threshold_is_precision_and_recall(pool_and_trut
     assert est.standard_error[[1, 4]] == pytest.approx(
         [precision.standard_error[0], recall.standard_error[0]], rel=1e-9, abs=1e-9
     )
-    credible = est.interval(0.95, kind="credible")
-    assert np.all(credible["lower"].values <= credible["upper"].values)
+    credible = est.interval(0.95, basis="posterior")
+    assert np.all(credible.sel(ci_bound="lower").values <= credible.sel(ci_bound="upper").values)
 
 
 def test_draws_that_miss_a_measure_are_refused(pool_and_truth):

@@ -53,7 +53,10 @@ def test_one_set_of_labels_estimates_every_system():
         be.measures.FScore().value(truth, predictions=pool.predictions[:, s])[0] for s in (0, 1)
     ]
     ci = run.estimate.interval(0.99)
-    assert np.all(ci["lower"].values <= true) and np.all(true <= ci["upper"].values)
+    assert ci.dims == ("system", "measure", "ci_bound")
+    lower, upper = ci.sel(measure="f1", ci_bound="lower"), ci.sel(measure="f1", ci_bound="upper")
+    assert lower["system"].values.tolist() == ["good", "poor"]
+    assert np.all(lower.values <= true) and np.all(true <= upper.values)
 
 
 def test_evaluate_history_and_oracles():

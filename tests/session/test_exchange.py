@@ -416,7 +416,7 @@ def test_stop_reason(tmp_path):
         assert sess.stop_reason(budget=20) == "budget spent: 20 labels"
         sess.tell(ids[20:], TRUTH[ids[20:]])
         est = sess.estimate().interval(0.9)
-        width = float(est["upper"].max() - est["lower"].min())
+        width = float(est.sel(ci_bound="upper").max() - est.sel(ci_bound="lower").min())
         assert 0 < width < 10
         assert sess.stop_reason(width=10.0, prob=0.9) == f"interval width {width:.3g} < 10 at 90%"
         assert sess.stop_reason(width=1e-9, budget=41) is None  # never that narrow
@@ -462,7 +462,7 @@ def test_a_design_interval_of_zero_width_falls_back_to_the_posterior(tmp_path):
         assert float(sess.estimate().standard_error[0]) == 0.0
         interval = sess.estimate().interval(0.95)
         assert interval.attrs["fallback"] == ["accuracy"]
-        width = float(interval["upper"][0] - interval["lower"][0])
+        width = float(interval.sel(ci_bound="upper")[0] - interval.sel(ci_bound="lower")[0])
         assert 0.01 < width < 0.5
         assert sess.stop_reason(width=0.01) is None
         assert sess.stop_reason(width=0.5).startswith("interval width")

@@ -19,7 +19,7 @@ METHODS = ["wald", "wilson", "agresti-coull", "clopper-pearson", "jeffreys"]
 def brute_intervals(n, method, prob=0.95):
     """The n + 1 intervals through the public one-interval function (its own Jeffreys forcing)."""
     out = [be.binomial_interval(r, n, method, prob=prob) for r in range(n + 1)]
-    return [res.low for res in out], [res.high for res in out]
+    return [res.lower for res in out], [res.upper for res in out]
 
 
 def brute_coverage(pi, n, low, high):

@@ -45,7 +45,7 @@ def test_decisions_equal_the_intervals_themselves():
                         N0=pop["N0"], n0=pop["n0"], r0=int(r0[i]),
                     )  # fmt: skip
                     res = be.recall_interval(sample, method=method, prob=0.95)
-                    assert (t < res.low, t > res.high) == (below[i], above[i]), (method, pop)
+                    assert (t < res.lower, t > res.upper) == (below[i], above[i]), (method, pop)
 
 
 def test_koopman_score_and_interval_against_statsmodels():
