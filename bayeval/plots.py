@@ -233,7 +233,7 @@ def plot_curve(
     n = int(result.n_items)
     ranks = plot_ranks(result)
     truth = None if true_precision is None else _true_values(true_precision, ranks, n)
-    estimate = result.estimate(ranks)
+    estimate = result.at(ranks)
     lower = result.lower(ranks)
     upper = result.upper(ranks)
 
@@ -258,7 +258,7 @@ def plot_curve(
     if queried.size:
         few = queried.size <= _FEW_QUERIES  # e.g. AdaStrat's: larger markers
         ax.plot(
-            queried, result.estimate(queried), linestyle="none", marker="s",
+            queried, result.at(queried), linestyle="none", marker="s",
             markersize=4.0 if few else 2.5, markerfacecolor="none", markeredgecolor="C3",
             markeredgewidth=1.0 if few else 0.6, alpha=0.9 if few else 0.8,
             label=f"queried ranks ({queried.size:,})", zorder=3,

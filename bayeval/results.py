@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from bayeval._validation import check_choice, check_prob
+from bayeval._validation import check_choice, check_prob, plain
 from bayeval._version import __version__
 
 if TYPE_CHECKING:
@@ -54,6 +54,8 @@ __all__ = [
     "NoPosteriorError",
     "Result",
     "bounds_array",
+    "dataclass_to_dataset",
+    "dataset_to_dataclass",
     "draws_interval",
     "load",
     "resolve_kind",
@@ -240,6 +242,9 @@ class Result:
 
     #: The bases this result has, its default first.
     bases: ClassVar[tuple[str, ...]] = ("posterior",)
+    #: Whether every interval stays in the measure's range (one rule: clipped, or mapped
+    #: through the logit); a result that reports unbounded estimates says False and why.
+    bounded: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -261,6 +266,14 @@ class Result:
     @classmethod
     def _from_state(cls, tree: xr.DataTree, posterior: xr.DataTree | None) -> Result:
         raise NotImplementedError
+
+    def kinds(self, basis: str) -> tuple[str, ...]:
+        """Return the interval kinds ``basis`` offers: highest density needs a posterior."""
+        return KINDS if basis == "posterior" else ("eti", "lower", "upper")
+
+    def _fixed_prob(self, basis: str) -> float | None:
+        """Return the only probability ``basis`` offers (fixed at planning), else None."""
+        return None
 
     def _summary_labels(self) -> dict[str, str]:
         """Constant index levels of :meth:`summary` (such as the measure and the method)."""
@@ -312,13 +325,31 @@ class Result:
             The result's dims and ``ci_bound`` (``lower``, ``upper``); attributes ``ci_prob``,
             ``ci_kind`` and ``basis``.
         """
-        prob = check_prob(getattr(self, "prob", CI_PROB) if prob is None else prob)
         kind, basis = resolve_kind(kind, basis, self.bases)
+        allowed = self.kinds(basis)
+        if kind not in allowed:
+            hint = " (kind='hdi' needs a posterior)" if kind == "hdi" else ""
+            options = ", ".join(repr(k) for k in allowed)
+            raise ValueError(
+                f"`kind` must be one of {options} for basis={basis!r}; got {kind!r}{hint}."
+            )
+        prob = self._check_prob(prob, basis)
         lower, upper = self._bounds(prob, kind, basis)
         dims, coords = self._layout()
         return bounds_array(
             lower, upper, prob=prob, kind=kind, basis=basis, dims=dims, coords=coords
         )
+
+    def _check_prob(self, prob, basis: str) -> float:
+        fixed = self._fixed_prob(basis)
+        if fixed is None:
+            return check_prob(getattr(self, "prob", CI_PROB) if prob is None else prob)
+        if prob is not None and not np.isclose(float(prob), fixed, rtol=0, atol=1e-12):
+            raise ValueError(
+                f"`prob` must be {fixed} for basis={basis!r}: its bounds hold at the probability "
+                f"fixed when the run was planned; got {plain(prob)!r}."
+            )
+        return fixed
 
     def summary(self, prob: float | None = None, kind: str = "eti") -> pd.DataFrame:
         """Tabulate estimate and interval, one row per entry and basis.
@@ -340,7 +371,8 @@ class Result:
         labels = self._summary_labels()
         frames = []
         for basis in self.bases:
-            ci = self.interval(prob, kind, basis)
+            fixed = self._fixed_prob(basis)  # a basis with one probability shows that one
+            ci = self.interval(prob if fixed is None else fixed, kind, basis)
             lower = ci.sel(ci_bound="lower", drop=True)
             columns = {
                 "estimate": np.broadcast_to(self._estimate_values(basis), lower.shape),
@@ -423,7 +455,8 @@ class Result:
             capsize=3,
         )
         ax.set_yticks(y, labels)
-        ax.set_xlabel(f"estimate and {prob:.0%} {kind} interval")
+        probs = ", ".join(f"{p:.0%}" for p in dict.fromkeys(table["ci_prob"]))
+        ax.set_xlabel(f"estimate and {probs} {kind} interval")
         return ax
 
     # -- helpers ------------------------------------------------------------------------------
@@ -434,6 +467,80 @@ class Result:
         import xarray as xr
 
         return xr.DataArray(np.asarray(values, dtype=float), dims=dims, coords=coords)
+
+
+def dataclass_to_dataset(obj) -> xr.Dataset:
+    """Write a dataclass of numbers, strings, arrays and dicts of arrays as a netCDF-ready Dataset.
+
+    Arrays become variables (each on its own dim ``<name>_dim``), dicts of arrays variables named
+    ``<name>.<key>``, tuples of arrays ``<name>.0``, ``<name>.1``; numbers and strings become
+    attributes and ``None`` is left out. :func:`dataset_to_dataclass` reads it back.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> @dataclass
+    ... class Box:
+    ...     n: int
+    ...     edges: np.ndarray
+    ...     note: str | None = None
+    >>> data = dataclass_to_dataset(Box(3, np.array([0.0, 0.5, 1.0])))
+    >>> data["edges"].values.tolist(), data.attrs
+    ([0.0, 0.5, 1.0], {'n': 3})
+    >>> dataset_to_dataclass(Box, data)
+    Box(n=3, edges=array([0. , 0.5, 1. ]), note=None)
+    """
+    import dataclasses
+
+    import xarray as xr
+
+    data = xr.Dataset()
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if value is None or dataclasses.is_dataclass(value):
+            continue  # nested dataclasses are written by the caller, in their own group
+        if isinstance(value, np.ndarray):
+            data[f.name] = (f"{f.name}_dim", value)
+        elif isinstance(value, dict):
+            for key, array in value.items():
+                data[f"{f.name}.{key}"] = (f"{f.name}.{key}_dim", np.asarray(array))
+        elif isinstance(value, tuple) and all(isinstance(v, np.ndarray) for v in value):
+            for i, array in enumerate(value):
+                data[f"{f.name}.{i}"] = (f"{f.name}.{i}_dim", array)
+        elif isinstance(value, tuple):
+            data.attrs[f.name] = list(value)
+        else:
+            data.attrs[f.name] = value.item() if isinstance(value, np.generic) else value
+    return data
+
+
+def dataset_to_dataclass(cls, data: xr.Dataset, **given):
+    """Rebuild a ``cls`` written by :func:`dataclass_to_dataset` (``given`` fills the rest)."""
+    import dataclasses
+
+    values = dict(given)
+    for f in dataclasses.fields(cls):
+        if f.name in values or not f.init:
+            continue
+        if f.name in data:
+            values[f.name] = data[f.name].values
+        elif f.name in data.attrs:
+            value = data.attrs[f.name]
+            if isinstance(value, np.ndarray):  # a tuple of numbers
+                value = tuple(value.tolist())
+            values[f.name] = value.item() if isinstance(value, np.generic) else value
+        else:
+            prefix = f"{f.name}."
+            parts = {
+                k[len(prefix) :]: data[k].values for k in data.data_vars if k.startswith(prefix)
+            }
+            if parts and all(k.isdigit() for k in parts):
+                values[f.name] = tuple(parts[str(i)] for i in range(len(parts)))
+            elif parts:
+                values[f.name] = parts
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                values[f.name] = None  # written as None, which netCDF cannot hold
+    return cls(**values)
 
 
 def load(path) -> Result:

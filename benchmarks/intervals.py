@@ -199,7 +199,7 @@ def time_method(
             for seconds, bounds, call in calls:
                 elapsed, out = _timed(call)
                 seconds.append(elapsed)
-                bounds.append((out.lower, out.upper) if hasattr(out, "low") else out)
+                bounds.append((out.lower, out.upper) if hasattr(out, "lower") else out)
         # Back to back: the method alone, as when many intervals are computed in a row (the
         # interleaved baseline's large arrays evict the method's small tables from the cache).
         consecutive = []

@@ -80,7 +80,7 @@ def test_json_matches_the_library(files, pool, method):
     assert np.allclose(np.diff(np.log(ranks)), np.log(N) / 9, atol=0.7)  # about log-spaced
     true_p = np.cumsum(ranked) / np.arange(1, N + 1)
     for key, values in [
-        ("estimate", res.estimate(ranks)),
+        ("estimate", res.at(ranks)),
         ("lower", res.lower(ranks)),
         ("upper", res.upper(ranks)),
         ("true", true_p[ranks - 1]),
@@ -103,7 +103,7 @@ def test_json_parameters_call_the_library(files, pool):
     }
     res = curves.logstrat(LabelOracle(_ranked(pool)), N, **out["parameters"])
     assert out["annotations"] == res.annotations
-    assert out["rows"][-1]["estimate"] == pytest.approx(float(res.estimate(N)))
+    assert out["rows"][-1]["estimate"] == pytest.approx(float(res.at(N)))
 
 
 def test_options_a_method_does_not_use_are_ignored(files):
@@ -272,7 +272,7 @@ def test_adastrat_summary_says_queries_are_adaptive(files, pool):
     ) in out
     assert "queried ranks: " + ", ".join(f"{r:,}" for r in np.sort(res.queried)) in out
     # p falls below p_min = 0.5 at the bottom of this list: the summary says the guarantee fails
-    below = np.sort(res.queried)[res.estimate(np.sort(res.queried)) < 0.5]
+    below = np.sort(res.queried)[res.at(np.sort(res.queried)) < 0.5]
     assert below.size and f"below p_min = 0.5 at {below.size:,} queried rank" in out
     assert "guarantee: probability >= 1 - delta" in out
 
@@ -297,7 +297,7 @@ def test_adastrat_json_lists_its_queried_ranks_and_assumption(files, pool):
     assert out["m"] == 50 and out["r_tilde"] == res.r_tilde == 3400
     assert out["queries"] == res.n_queries and out["annotations"] == res.annotations
     assert out["planned_queries"] == res.plan.max_queries
-    assert out["rows"][-1]["estimate"] == pytest.approx(float(res.estimate(N)))
+    assert out["rows"][-1]["estimate"] == pytest.approx(float(res.at(N)))
     default = json.loads(
         runner.invoke(app, ["curve", *files, "--method", "adastrat", "--json"]).stdout
     )

@@ -69,7 +69,7 @@ def test_draws_estimate_envelope_queried_prefix_and_truth(paula_result, true_p):
     ranks = np.asarray(estimate.get_xdata())
     np.testing.assert_array_equal(ranks, plot_ranks(res))
     assert estimate.get_drawstyle() == "steps-post"
-    np.testing.assert_array_equal(estimate.get_ydata(), res.estimate(ranks))
+    np.testing.assert_array_equal(estimate.get_ydata(), res.at(ranks))
     # the step functions change only at corners: every corner is drawn, so the step is exact
     assert np.isin(res.corners, ranks).all()
 
@@ -78,7 +78,7 @@ def test_draws_estimate_envelope_queried_prefix_and_truth(paula_result, true_p):
 
     queried = lines[f"queried ranks ({res.n_queries})"]
     np.testing.assert_array_equal(queried.get_xdata(), res.queried)
-    np.testing.assert_array_equal(queried.get_ydata(), res.estimate(res.queried))
+    np.testing.assert_array_equal(queried.get_ydata(), res.at(res.queried))
     assert queried.get_marker() == "s" and queried.get_linestyle() == "None"
 
     (band,) = [c for c in ax.collections if isinstance(c, FillBetweenPolyCollection)]
@@ -228,12 +228,12 @@ def test_adastrat_is_drawn_smooth_with_its_queried_points(adastrat_result, true_
     ranks = np.asarray(estimate.get_xdata())
     np.testing.assert_array_equal(ranks, plot_ranks(res))
     assert estimate.get_drawstyle() == "default"  # a smooth envelope, not a step function
-    np.testing.assert_array_equal(estimate.get_ydata(), res.estimate(ranks))
+    np.testing.assert_array_equal(estimate.get_ydata(), res.at(ranks))
     np.testing.assert_array_equal(lines["true precision"].get_ydata(), true_p[ranks - 1])
 
     queried = lines[label]
     np.testing.assert_array_equal(queried.get_xdata(), res.queried)
-    np.testing.assert_array_equal(queried.get_ydata(), res.estimate(res.queried))
+    np.testing.assert_array_equal(queried.get_ydata(), res.at(res.queried))
     assert queried.get_marker() == "s" and queried.get_linestyle() == "None"
 
     (band,) = [c for c in ax.collections if isinstance(c, FillBetweenPolyCollection)]
@@ -243,8 +243,8 @@ def test_adastrat_is_drawn_smooth_with_its_queried_points(adastrat_result, true_
     lower, upper = res.lower(ranks), res.upper(ranks)
     assert vertices[:, 1].min() == pytest.approx(lower.min())
     assert vertices[:, 1].max() == pytest.approx(upper.max())
-    assert (lower <= res.estimate(ranks) + 1e-12).all()
-    assert (res.estimate(ranks) <= upper + 1e-12).all()
+    assert (lower <= res.at(ranks) + 1e-12).all()
+    assert (res.at(ranks) <= upper + 1e-12).all()
 
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == [
@@ -271,7 +271,7 @@ def test_adastrat_drawing_follows_the_envelope_between_plotted_ranks(adastrat_re
     res = adastrat_result
     ranks = plot_ranks(res)
     every = np.arange(res.exact_len + 1, N + 1)
-    for which in ("estimate", "lower", "upper"):
+    for which in ("at", "lower", "upper"):
         f = getattr(res, which)
         drawn = np.interp(every, ranks, f(ranks))  # what the line shows between plotted ranks
         assert np.abs(drawn - f(every)).max() < 1e-3, which

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import bayeval as be
-from bayeval.results import KINDS, SUMMARY_COLUMNS, NoPosteriorError
+from bayeval.results import SUMMARY_COLUMNS, NoPosteriorError
 
 matplotlib.use("Agg")
 
@@ -74,6 +74,45 @@ CASES.update(
         ),
     }
 )
+
+
+def _ranked_labels(n=60_000):
+    """Labels of a ranked list whose precision falls from 0.9 to 0.5 (seeded)."""
+    return np.random.default_rng(0).random(n) < np.linspace(0.9, 0.5, n)
+
+
+def _curve(method, **options):
+    from bayeval import curves
+    from bayeval.oracles import LabelOracle
+
+    labels = _ranked_labels()
+    return getattr(curves, method)(LabelOracle(labels), labels.size, **options)
+
+
+CASES.update(
+    {
+        # precision curves: the envelope (design, at its planned probability) and the posterior
+        "logstrat curve": lambda: _curve("logstrat", rng=1),
+        "adastrat curve": lambda: _curve("adastrat", rng=2),
+        "random baseline curve": lambda: _curve("random_baseline", rng=3),
+        "paula curve (design only)": lambda: _curve("paula"),
+    }
+)
+
+
+def _ondemand():
+    uni = be.ondemand.synthetic_universe(n_systems=3, rng=1)
+    ev = be.ondemand.OnDemandEvaluator(uni.exhaustive(200, rng=2), target_se=0.05, rng=0)
+    for name, predicted in uni.systems.items():
+        ids = ev.ask(ev.submit(name, predicted))
+        ev.tell(ids, uni.label(ids))
+    return ev.estimate(draws=250)
+
+
+CASES["ondemand systems"] = _ondemand
+CASES["coverage study"] = lambda: be.simulate.coverage_study(
+    "small", realizations=4, resamples=50, width_resamples=10, rng=0
+)
 SLOW_CASES = {
     "recall pymc": lambda: be.recall_interval(
         _webber(), engine="pymc", rng=0, draws=200, sampler_options={"tune": 200, "chains": 2}
@@ -99,32 +138,41 @@ def results():
 def _same_intervals(a, b):
     """Every kind and basis of ``a`` and ``b`` agree to round-off."""
     for basis in a.bases:
-        for kind in _kinds(basis):
+        for kind in _kinds(a, basis):
             np.testing.assert_allclose(
-                a.interval(0.8, kind, basis).values,
-                b.interval(0.8, kind, basis).values,
+                a.interval(_prob(a, basis), kind, basis).values,
+                b.interval(_prob(a, basis), kind, basis).values,
                 rtol=0,
                 atol=1e-12,
             )
 
 
-def _kinds(basis):
-    # highest density needs a posterior; design intervals refuse it with a clear message
-    return KINDS if basis == "posterior" else ("eti", "lower", "upper")
+def _kinds(result, basis):
+    return result.kinds(basis)
+
+
+def _prob(result, basis, prob=0.8):
+    """``prob``, or the probability a basis is fixed at (a curve's envelope: 1 - delta)."""
+    fixed = result._fixed_prob(basis)
+    return prob if fixed is None else fixed
 
 
 @pytest.mark.parametrize("name", ALL)
 def test_interval_has_arviz_layout(results, name):
     result = results(name)
     for basis in result.bases:
-        for kind in _kinds(basis):
-            ci = result.interval(0.9, kind, basis)
+        for kind in _kinds(result, basis):
+            prob = _prob(result, basis, 0.9)
+            ci = result.interval(prob, kind, basis)
             assert ci.dims[-1] == "ci_bound"
             assert ci["ci_bound"].values.tolist() == ["lower", "upper"]
-            assert {"ci_prob": 0.9, "ci_kind": kind, "basis": basis}.items() <= ci.attrs.items()
+            assert {"ci_prob": prob, "ci_kind": kind, "basis": basis}.items() <= ci.attrs.items()
             lower, upper = ci.sel(ci_bound="lower").values, ci.sel(ci_bound="upper").values
-            assert np.all((0 <= lower) & (lower <= upper) & (upper <= 1))
-        eti = result.interval(0.9, "eti", basis)
+            defined = ~np.isnan(lower)
+            assert np.all(lower[defined] <= upper[defined])
+            if result.bounded:
+                assert np.all((0 <= lower[defined]) & (upper[defined] <= 1))
+        eti = result.interval(_prob(result, basis, 0.9), "eti", basis)
         estimate = np.asarray(result.estimate_of(basis))
         assert np.all(eti.sel(ci_bound="lower") <= estimate)
         assert np.all(estimate <= eti.sel(ci_bound="upper"))
@@ -146,10 +194,11 @@ def test_summary_has_the_same_columns(results, name):
     assert list(table.columns) == list(SUMMARY_COLUMNS)
     assert table.index.names[-1] == "basis"
     assert sorted(set(table.index.get_level_values("basis"))) == sorted(result.bases)
-    assert (table["ci_prob"] == 0.9).all() and (table["ci_kind"] == "eti").all()
+    assert (table["ci_kind"] == "eti").all()
     for basis in result.bases:
         rows = table.xs(basis, level="basis")
-        ci = result.interval(0.9, "eti", basis)
+        assert (rows["ci_prob"] == _prob(result, basis, 0.9)).all()
+        ci = result.interval(_prob(result, basis, 0.9), "eti", basis)
         np.testing.assert_allclose(rows["lower"], np.ravel(ci.sel(ci_bound="lower")))
         np.testing.assert_allclose(rows["upper"], np.ravel(ci.sel(ci_bound="upper")))
 
@@ -196,8 +245,10 @@ def test_netcdf_round_trip(results, name, tmp_path):
 @pytest.mark.parametrize("name", ALL)
 def test_plot_draws_every_basis(results, name):
     result = results(name)
-    ax = result.plot(0.9)
-    assert len(ax.get_yticklabels()) == len(result.summary(0.9))
+    axes = np.ravel(result.plot())
+    assert axes[0].figure is not None
+    if type(result).plot is be.results.Result.plot:  # a result's own plot shows more
+        assert len(axes[0].get_yticklabels()) == len(result.summary())
     matplotlib.pyplot.close("all")
 
 
@@ -205,8 +256,27 @@ def test_plot_draws_every_basis(results, name):
 def test_design_intervals_have_no_hdi(results, name):
     result = results(name)
     if "design" in result.bases:
-        with pytest.raises(ValueError, match="kind='hdi' needs a posterior"):
+        with pytest.raises(ValueError, match=r"`kind` must be one of .*needs a posterior"):
             result.interval(kind="hdi", basis="design")
+
+
+def test_a_curve_envelope_holds_only_at_its_planned_probability(results):
+    result = results("logstrat curve")  # delta = 0.05
+    assert result.prob == pytest.approx(0.95)
+    with pytest.raises(ValueError, match=r"`prob` must be 0.95.* for basis='design'.*; got 0.8"):
+        result.interval(0.8, basis="design")
+    with pytest.raises(ValueError, match=r"`kind` must be one of 'eti' for basis='design'"):
+        result.interval(kind="lower", basis="design")
+    assert result.interval(0.8, "lower", "posterior").attrs["ci_prob"] == 0.8
+
+
+def test_a_curve_estimate_is_labelled_and_the_old_call_warns(results):
+    result = results("logstrat curve")
+    assert result.estimate.dims == ("rank",)
+    np.testing.assert_array_equal(result.estimate["rank"], np.unique(result.queried))
+    with pytest.warns(DeprecationWarning, match=r"estimate\(ranks\) is deprecated: use .*at"):
+        old = result.estimate([1, 500])
+    np.testing.assert_array_equal(old, result.at([1, 500]))
 
 
 def test_a_degenerate_design_interval_says_it_fell_back(results):

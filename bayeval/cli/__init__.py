@@ -477,7 +477,7 @@ def curve(
         }
         for r, e, lo, hi, t in zip(
             ranks,
-            result.estimate(ranks),
+            result.at(ranks),
             result.lower(ranks),
             result.upper(ranks),
             true_p[ranks - 1],
@@ -602,7 +602,7 @@ def _print_curve_table(result, rows, plot: Path | None) -> None:
     p_min = getattr(result.plan, "p_min", None)
     if p_min is not None and result.n_queries:
         low = np.sort(result.queried)
-        low = low[result.estimate(low) < p_min]
+        low = low[result.at(low) < p_min]
         if low.size:
             console.print(
                 f"note: the estimate is below p_min = {p_min:g} at {low.size:,} queried "

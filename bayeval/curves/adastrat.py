@@ -373,13 +373,16 @@ class AdaStratResult(CurveResult):
 
         return self._evaluate_with(ranks, beyond)
 
-    def estimate(self, ranks: ArrayLike) -> np.ndarray:  # noqa: D102 (documented on the base)
+    def at(self, ranks: ArrayLike) -> np.ndarray:
+        """Point estimate of ``p(r)`` at ``ranks``: ``sqrt(lb ub)`` through the estimated yields."""
         return self._envelope(ranks, "estimate")
 
-    def lower(self, ranks: ArrayLike) -> np.ndarray:  # noqa: D102
+    def lower(self, ranks: ArrayLike) -> np.ndarray:
+        """Lower bound on ``p(r)`` at ``ranks``: the guaranteed envelope's ``lb``."""
         return self._envelope(ranks, "lower")
 
-    def upper(self, ranks: ArrayLike) -> np.ndarray:  # noqa: D102
+    def upper(self, ranks: ArrayLike) -> np.ndarray:
+        """Upper bound on ``p(r)`` at ``ranks``: the guaranteed envelope's ``ub``."""
         return self._envelope(ranks, "upper")
 
     def _steps(self, which: str, ratio: float = 1.0002) -> tuple[np.ndarray, np.ndarray]:

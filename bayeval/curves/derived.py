@@ -130,7 +130,7 @@ def yield_curve(result, ranks: ArrayLike):
 
     Notes
     -----
-    ``estimate(r) = r * result.estimate(r)``, ``lower(r) = r * result.lower(r)`` and
+    ``estimate(r) = r * result.at(r)``, ``lower(r) = r * result.lower(r)`` and
     ``upper(r) = r * result.upper(r)``: multiplying by the known ``r`` keeps the guarantee of
     the envelope (``result.guarantee``) at each rank, with the same assumptions and probability.
     On the exact prefix the three are the true count.
@@ -153,7 +153,7 @@ def yield_curve(result, ranks: ArrayLike):
     rf = r.astype(np.float64)
     return xr.Dataset(
         {
-            "estimate": ("rank", rf * result.estimate(r)),
+            "estimate": ("rank", rf * result.at(r)),
             "lower": ("rank", rf * result.lower(r)),
             "upper": ("rank", rf * result.upper(r)),
         },
@@ -226,8 +226,8 @@ def pr_curve(result, ranks: ArrayLike | None = None):
     r = _grid_ranks(result, ranks)
     n = int(result.n_items)
     rf = r.astype(np.float64)
-    est, lo, hi = result.estimate(r), result.lower(r), result.upper(r)
-    total = n * float(result.estimate(n))
+    est, lo, hi = result.at(r), result.lower(r), result.upper(r)
+    total = n * float(result.at(n))
     total_lo, total_hi = n * float(result.lower(n)), n * float(result.upper(n))
     with np.errstate(divide="ignore", invalid="ignore"):
         recall = rf * est / total if total > 0 else np.full(r.shape, np.nan)
@@ -386,9 +386,9 @@ def average_precision(result, ranks: ArrayLike | None = None):
     grid = _grid_ranks(result, ranks)
     prefix_sum, y_prefix, e = _prefix_terms(result, n)
     beyond = np.union1d(grid[grid > e], [n]) if e < n else np.empty(0, dtype=np.int64)
-    total = n * float(result.estimate(n))
+    total = n * float(result.at(n))
     if beyond.size:
-        p_grid = result.estimate(beyond)
+        p_grid = result.at(beyond)
         estimate = float(_grid_ap(prefix_sum, y_prefix, beyond.astype(np.float64), p_grid, total))
         ratio = float(np.max(beyond / (np.concatenate([[e], beyond[:-1]]) + 1.0)))
     else:  # a census

@@ -90,7 +90,7 @@ def paula(
     >>> res = curves.paula(oracle, 10**8)
     >>> res.n_queries, res.annotations == res.plan.annotations
     (347, True)
-    >>> float(res.estimate(10**8).round(3)), float(res.lower(10**8) <= 0.505 <= res.upper(10**8))
+    >>> float(res.at(10**8).round(3)), float(res.lower(10**8) <= 0.505 <= res.upper(10**8))
     (0.505, 1.0)
     """
     plan = plan_paula(n_items, epsilon=epsilon, window=window, r_tilde=r_tilde)

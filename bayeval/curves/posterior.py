@@ -16,6 +16,7 @@ import numpy as np
 
 from bayeval._core.yields import sample_stratum_yields
 from bayeval._validation import check_prob, check_rng
+from bayeval.results import draws_interval
 
 __all__ = ["posterior_band"]
 
@@ -106,7 +107,7 @@ def posterior_band(
     -------
     xarray.DataTree
         ``posterior``: ``precision`` with dims ``(chain, draw, rank)``. ``band``: per rank the
-        posterior ``median``, ``low`` and ``high`` (equal-tailed, ``prob``), and the method's
+        posterior ``median``, ``lower`` and ``upper`` (equal-tailed, ``prob``), and the method's
         own ``estimate``, ``envelope_lower`` and ``envelope_upper``.
 
     Notes
@@ -126,7 +127,7 @@ def posterior_band(
     >>> res = curves.logstrat(LabelOracle(labels), labels.size, rng=1)
     >>> tree = res.posterior_band(0.95, rng=2)
     >>> band = tree["band"].to_dataset()
-    >>> bool((band["low"] <= band["median"]).all() and (band["median"] <= band["high"]).all())
+    >>> bool((band["lower"] <= band["median"]).all() and (band["median"] <= band["upper"]).all())
     True
     """
     import xarray as xr
@@ -134,7 +135,7 @@ def posterior_band(
     if result.exact_len >= result.n_items:
         raise ValueError(
             "the list was annotated in full (a census): its precision is known exactly, with "
-            "no posterior uncertainty; use result.estimate(ranks)."
+            "no posterior uncertainty; use result.at(ranks)."
         )
     if result.strata is None:
         raise ValueError(
@@ -158,19 +159,20 @@ def posterior_band(
         )
     values = _precision_draws(result, ranks, float(prior), draws * chains, gen)
     values = values.reshape(chains, draws, ranks.size)
-    tail = (1 - prob) / 2
-    low, median, high = np.quantile(values, [tail, 0.5, 1 - tail], axis=(0, 1))
     coords = {"rank": ranks}
     posterior = xr.Dataset(
         {"precision": (("chain", "draw", "rank"), values)},
         coords={"chain": np.arange(chains), "draw": np.arange(draws), **coords},
     )
+    band_ci = draws_interval(posterior["precision"], prob, "eti")
+    low, high = band_ci.sel(ci_bound="lower").values, band_ci.sel(ci_bound="upper").values
+    median = posterior["precision"].median(("chain", "draw")).values
     band = xr.Dataset(
         {
             "median": ("rank", median),
-            "low": ("rank", low),
-            "high": ("rank", high),
-            "estimate": ("rank", result.estimate(ranks)),
+            "lower": ("rank", low),
+            "upper": ("rank", high),
+            "estimate": ("rank", result.at(ranks)),
             "envelope_lower": ("rank", result.lower(ranks)),
             "envelope_upper": ("rank", result.upper(ranks)),
         },

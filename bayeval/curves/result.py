@@ -10,6 +10,7 @@ and it evaluates at any ranks ``1 <= r <= N`` of lists of ``2 * 10**9`` items.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -17,8 +18,19 @@ from numpy.typing import ArrayLike
 
 from bayeval.curves.planning import CurvePlan
 from bayeval.oracles import Oracle
+from bayeval.results import (
+    KINDS,
+    Result,
+    dataclass_to_dataset,
+    dataset_to_dataclass,
+    draws_interval,
+)
 
 __all__ = ["CurveResult"]
+
+# Seed of the posterior draws behind .interval(basis="posterior"), so that repeated calls agree;
+# posterior_band(rng=...) draws others.
+_POSTERIOR_SEED = 0
 
 
 def _check_oracle(oracle: Any, n_items: int) -> Oracle:
@@ -64,7 +76,7 @@ def _frozen(array: ArrayLike, dtype: Any) -> np.ndarray:
 
 
 @dataclass(frozen=True, repr=False, eq=False, kw_only=True)
-class CurveResult:
+class CurveResult(Result):
     """Approximate precision function of a ranked list: exact prefix plus step functions.
 
     Ranks are 1-based prefix lengths: ``p(r)`` is the fraction of positives among positions
@@ -100,8 +112,19 @@ class CurveResult:
         ``q_plus``), evaluated with :meth:`step`.
     strata : numpy.ndarray or None
         For methods whose labels beyond the prefix are simple random samples of strata
-        (LogStrat, the random baseline): increasing positions ``b_0 = exact_len < ... < b_S``,
-        stratum ``i`` holding positions ``b_i .. b_{i+1} - 1``. ``None`` for PAULA.
+        (LogStrat, AdaStrat, the random baseline): increasing positions
+        ``b_0 = exact_len < ... < b_S``, stratum ``i`` holding positions ``b_i .. b_{i+1} - 1``.
+        ``None`` for PAULA.
+
+    Notes
+    -----
+    On the protocol of :mod:`bayeval.results` the result is labelled by ``rank`` (the queried
+    ranks, :attr:`ranks`). Its ``design`` basis is the method's envelope ``[lower, upper]``,
+    which holds with the probability fixed when the run was planned (:attr:`prob`,
+    ``1 - delta``; 1 for PAULA's deterministic guarantee) and only as a two-sided interval.
+    Its ``posterior`` basis (methods with strata) is :func:`~bayeval.curves.posterior.
+    posterior_band`'s model, at any probability and of any kind. Evaluate the functions at
+    other ranks with :meth:`at`, :meth:`lower` and :meth:`upper`.
 
     References
     ----------
@@ -114,7 +137,7 @@ class CurveResult:
     >>> from bayeval.oracles import CallableOracle
     >>> oracle = CallableOracle(lambda i: i % 4 != 3, n_items=100_000)
     >>> res = curves.paula(oracle, 100_000)
-    >>> res.estimate([1, 4, 50_000]).round(3).tolist()
+    >>> res.at([1, 4, 50_000]).round(3).tolist()
     [1.0, 0.75, 0.75]
     >>> bool(res.lower(50_000) <= 0.75 <= res.upper(50_000))
     True
@@ -135,6 +158,96 @@ class CurveResult:
     guarantee: str
     components: dict[str, np.ndarray] = field(default_factory=dict)
     strata: np.ndarray | None = None
+
+    # ------------------------------------------------------------------ the result protocol
+
+    @property
+    def prob(self) -> float:
+        """Probability of the envelope: ``1 - delta``, or 1 for PAULA's deterministic guarantee."""
+        return 1.0 - float(getattr(self.plan, "delta", 0.0))
+
+    @property
+    def bases(self) -> tuple[str, ...]:
+        """``("design", "posterior")`` for methods with strata, else ``("design",)``."""
+        if self.strata is not None and self.exact_len < self.n_items:
+            return ("design", "posterior")
+        return ("design",)
+
+    @property
+    def ranks(self) -> np.ndarray:
+        """The ranks the protocol reports: the queried ones (the last rank if none were)."""
+        ranks = self.queried if self.queried.size else [self.n_items]
+        return np.unique(np.asarray(ranks, dtype=np.int64))  # increasing, as a coordinate
+
+    @property
+    def estimate(self):
+        """Point estimate of ``p(r)`` at :attr:`ranks` (the design basis's), dim ``rank``.
+
+        Calling it, ``estimate(ranks)``, still works for one release with a
+        ``DeprecationWarning``: use :meth:`at`.
+        """
+        return _deprecated_call(self.estimate_of(), self.at)
+
+    def kinds(self, basis: str) -> tuple[str, ...]:
+        """Return the kinds of ``basis``: the envelope is two-sided only; the posterior has all."""
+        return ("eti",) if basis == "design" else KINDS
+
+    def _fixed_prob(self, basis):
+        return self.prob if basis == "design" else None
+
+    def _layout(self):
+        return ("rank",), {"rank": self.ranks}
+
+    def _estimate_values(self, basis):
+        if basis == "design":
+            return self.at(self.ranks)
+        return self._posterior_draws().median(("chain", "draw")).values
+
+    def _bounds(self, prob, kind, basis):
+        if basis == "design":
+            return self.lower(self.ranks), self.upper(self.ranks)
+        ci = draws_interval(self._posterior_draws(), prob, kind)
+        return ci.sel(ci_bound="lower").values, ci.sel(ci_bound="upper").values
+
+    def _posterior_draws(self):
+        return self.posterior["posterior"]["precision"]
+
+    def _posterior_tree(self):
+        if "posterior" not in self.bases:
+            return None
+        if "_protocol_posterior" not in self.__dict__:
+            from bayeval.curves.posterior import posterior_band
+
+            band = posterior_band(self, ranks=self.ranks, rng=_POSTERIOR_SEED)
+            tree = type(band).from_dict({"posterior": band["posterior"].to_dataset()})
+            object.__setattr__(self, "_protocol_posterior", tree)
+        return self.__dict__["_protocol_posterior"]
+
+    def _no_posterior_message(self):
+        return (
+            f"method {self.method!r} has no posterior draws: it annotates fixed ranks, not "
+            "random samples of strata (or annotated the whole list). Use basis='design', or "
+            "curves.logstrat, curves.adastrat or curves.random_baseline."
+        )
+
+    def _state(self):
+        curve = dataclass_to_dataset(self)
+        curve.attrs["plan_type"] = type(self.plan).__name__
+        return {"curve": curve, "plan": dataclass_to_dataset(self.plan)}
+
+    @classmethod
+    def _from_state(cls, tree, posterior):
+        from bayeval.curves import planning
+
+        curve = tree["curve"].to_dataset()
+        plan_cls = getattr(planning, str(curve.attrs.pop("plan_type")))
+        plan = dataset_to_dataclass(plan_cls, tree["plan"].to_dataset())
+        result = dataset_to_dataclass(cls, curve, plan=plan)
+        if posterior is not None:
+            object.__setattr__(result, "_protocol_posterior", posterior)
+        return result
+
+    # ------------------------------------------------------------------ posterior band
 
     def posterior_band(self, prob: float = 0.95, **options):
         """Posterior draws of ``p(r)`` with a pointwise credible band, as an ``xarray.DataTree``.
@@ -201,7 +314,7 @@ class CurveResult:
         starts = starts[starts < n]
         return starts, getattr(self, which)(starts)
 
-    def estimate(self, ranks: ArrayLike) -> np.ndarray:
+    def at(self, ranks: ArrayLike) -> np.ndarray:
         """Point estimate of the precision ``p(r)`` at ``ranks`` (1-based).
 
         Parameters
@@ -330,7 +443,39 @@ def build_result(
         **fields,
     )
     if corners.size and not np.size(lower):  # values of the result's own functions
-        for name in ("estimate", "lower", "upper"):
-            values = getattr(result, name)(corners)
+        for name, function in (("estimate", "at"), ("lower", "lower"), ("upper", "upper")):
+            values = getattr(result, function)(corners)
             object.__setattr__(result, f"corner_{name}", _frozen(values, np.float64))
     return result
+
+
+def _deprecated_call(values, at):
+    """``values`` (a DataArray) that, called as ``values(ranks)``, warns and returns ``at(ranks)``.
+
+    Wave 1's ``CurveResult.estimate(ranks)`` was a method; the protocol's ``.estimate`` is the
+    point estimate itself. This keeps old calls working for one release.
+    """
+    out = _callable_class()(values.values, coords=values.coords, dims=values.dims)
+    out._at = at
+    return out
+
+
+@cache
+def _callable_class():
+    import xarray as xr
+
+    class CallableEstimate(xr.DataArray):
+        __slots__ = ("_at",)
+
+        def __call__(self, ranks):
+            import warnings
+
+            warnings.warn(
+                "CurveResult.estimate(ranks) is deprecated: use CurveResult.at(ranks); "
+                ".estimate is now the estimate at the queried ranks.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return self._at(ranks)
+
+    return CallableEstimate

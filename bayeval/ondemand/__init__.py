@@ -8,11 +8,13 @@ evaluation against systems that make new predictions.
 
 from bayeval.ondemand.evaluator import OnDemandEvaluator
 from bayeval.ondemand.pooling import pooled_scores, pooling_bias
+from bayeval.ondemand.result import SystemEstimates
 from bayeval.ondemand.synthetic import SyntheticUniverse, synthetic_universe
 
 __all__ = [
     "OnDemandEvaluator",
     "SyntheticUniverse",
+    "SystemEstimates",
     "pooled_scores",
     "pooling_bias",
     "synthetic_universe",

@@ -98,6 +98,9 @@ class OnDemandEvaluator:
     s03                     0.58    0.27  0.37
     >>> table.loc["s00", ["precision_lower", "precision_upper"]].round(2).tolist()
     [0.57, 0.67]
+    >>> res = ev.estimate()          # the same as a result: design and posterior bases
+    >>> res.interval(0.9).sel(system="s00", measure="precision").round(2).values.tolist()
+    [0.57, 0.67]
     """
 
     def __init__(
@@ -375,6 +378,42 @@ class OnDemandEvaluator:
             "prob": prob,
         }
         return frame
+
+    def estimate(self, estimator: Estimator = "joint", *, draws: int = 1000, chains: int = 4):
+        """Return every system's precision, recall and F1 as a result (design and posterior).
+
+        Parameters
+        ----------
+        estimator : {"joint", "simple"}
+            As in :meth:`table`.
+        draws, chains : int
+            Bayesian-bootstrap replicates per chain, and chains, of the posterior basis.
+
+        Returns
+        -------
+        SystemEstimates
+            Dims ``system`` and ``measure``; ``.interval(prob, kind, basis)``,
+            ``.summary()``, ``.posterior`` (:meth:`posterior`), ``.to_netcdf``.
+        """
+        from bayeval.ondemand.result import SystemEstimates
+
+        estimator = check_choice(estimator, ("joint", "simple"), "estimator")
+        if not self._reg.systems:
+            raise ValueError("no system is submitted yet; call submit() first.")
+        sample, weights = self._design(estimator)
+        moments = joint_is.normal_moments(sample, weights, estimator=estimator)
+        valid = self._identifiable(sample, weights, estimator)
+        point = np.stack(
+            [np.where(valid[m], moments["estimate"][m], np.nan) for m in _MEASURES], axis=1
+        )
+        se = np.stack([np.asarray(moments["se"][m], dtype=float) for m in _MEASURES], axis=1)
+        return SystemEstimates(
+            systems=self.systems,
+            estimate=point,
+            se=se,
+            estimator=estimator,
+            posterior=self.posterior(estimator, draws=draws, chains=chains),
+        )
 
     def posterior(self, estimator: Estimator = "joint", *, draws: int = 1000, chains: int = 4):
         """Return the Bayesian bootstrap of every system's precision, recall and F1.

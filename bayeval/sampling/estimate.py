@@ -180,11 +180,6 @@ class Estimate(Result):
         return self._shaped(value)
 
     def _bounds(self, prob, kind, basis):
-        if kind == "hdi" and basis == "design":
-            raise ValueError(
-                "kind='hdi' needs a posterior; the design basis has equal-tailed and one-sided "
-                "intervals. Use basis='posterior' or kind='eti'."
-            )
         if basis == "posterior":
             ci = draws_interval(
                 self._measure_draws(), prob, kind, basis=basis, value_range=self.value_range

@@ -169,7 +169,7 @@ def binomial_coverage(
         Dimensions ``prevalence``, ``r`` (the outcomes ``0..n``) and ``endpoint``, with
 
         - ``coverage`` (``prevalence``): ``C(pi)``;
-        - ``low``, ``high`` (``r``): the interval computed from each outcome ``r``;
+        - ``lower``, ``upper`` (``r``): the interval computed from each outcome ``r``;
         - coordinate ``endpoint``: the distinct interval ends, sorted; ``C`` is smooth between
           consecutive ends and can jump only at one (the grey lines of Figures 4-7);
         - ``coverage_below``, ``coverage_at``, ``coverage_above`` (``endpoint``): the limit of
@@ -249,8 +249,8 @@ def binomial_coverage(
                 _covered_mass(low, high, n, pis, "at"),
                 {"long_name": "coverage probability C(pi)"},
             ),
-            "low": ("r", low, {"long_name": "lower end of the interval from r positives"}),
-            "high": ("r", high, {"long_name": "upper end of the interval from r positives"}),
+            "lower": ("r", low, {"long_name": "lower end of the interval from r positives"}),
+            "upper": ("r", high, {"long_name": "upper end of the interval from r positives"}),
             "coverage_below": (
                 "endpoint",
                 below,

@@ -18,12 +18,14 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
+from scipy import special
 
 from bayeval._validation import check_prob
 from bayeval.intervals.api import RECALL_METHODS
+from bayeval.results import Result
 from bayeval.simulate._decisions import NORMAL_ADJUSTMENT, POSTERIOR_PRIORS, misses, normal_bounds
 from bayeval.simulate.scenarios import PRESETS, Scenario, preset
 
@@ -233,8 +235,14 @@ def coverage_study(
 
 
 @dataclass(frozen=True, eq=False)
-class CoverageStudy:
+class CoverageStudy(Result):
     """Result of :func:`coverage_study`.
+
+    On the protocol of :mod:`bayeval.results` it estimates each method's mean coverage over the
+    realizations (dim ``method``; select with ``.sel({"method": "koopman"})``, since ``.sel``
+    takes ``method=`` itself), with a normal interval from the spread over realizations (basis
+    ``"design"``: the Monte Carlo design of the study), clipped to [0, 1]. :meth:`table` has
+    the fuller summary of Webber's tables.
 
     Attributes
     ----------
@@ -282,6 +290,64 @@ class CoverageStudy:
             "width_resamples": self.width_resamples,
         }  # fmt: skip
         return xr.Dataset(data, coords=coords, attrs=attrs)
+
+    # -- the result protocol -------------------------------------------------------------------
+    bases: ClassVar[tuple[str, ...]] = ("design",)
+
+    def _layout(self):
+        return ("method",), {"method": list(self.methods)}
+
+    def _estimate_values(self, basis):
+        return self.stats[:, :, 0].mean(axis=0)
+
+    def _bounds(self, prob, kind, basis):
+        coverage = self.stats[:, :, 0]
+        mean = coverage.mean(axis=0)
+        se = coverage.std(axis=0, ddof=1) / np.sqrt(len(coverage)) if len(coverage) > 1 else 0.0
+        tail = (1 - prob) / 2 if kind == "eti" else 1 - prob
+        half = -special.ndtri(tail) * se * np.ones_like(mean)
+        lower = np.clip(mean - half, 0, 1) if kind != "upper" else np.zeros_like(mean)
+        upper = np.clip(mean + half, 0, 1) if kind != "lower" else np.ones_like(mean)
+        return lower, upper
+
+    def _no_posterior_message(self):
+        return (
+            "a coverage study has no posterior draws: its estimate is each method's mean "
+            "coverage over the realizations. Use .interval() (basis='design') or .table()."
+        )
+
+    def _state(self):
+        import xarray as xr
+
+        stats = xr.Dataset(
+            {"stats": (("realization", "method", "stat"), self.stats)},
+            coords={"method": list(self.methods), "stat": list(_STATS)},
+            attrs={
+                "scenario": self.scenario,
+                "prob": self.prob,
+                "resamples": self.resamples,
+                "width_resamples": self.width_resamples,
+                "seconds": self.seconds,
+            },
+        )
+        populations = xr.Dataset.from_dataframe(self.populations.reset_index(drop=True))
+        return {"stats": stats, "populations": populations}
+
+    @classmethod
+    def _from_state(cls, tree, posterior):
+        stats = tree["stats"].to_dataset()
+        a = stats.attrs
+        populations = tree["populations"].to_dataset().to_dataframe().reset_index(drop=True)
+        return cls(
+            scenario=str(a["scenario"]),
+            methods=tuple(str(m) for m in stats["method"].values),
+            populations=populations,
+            stats=stats["stats"].values,
+            prob=float(a["prob"]),
+            resamples=int(a["resamples"]),
+            width_resamples=int(a["width_resamples"]),
+            seconds=float(a["seconds"]),
+        )
 
     def closest_share(self) -> np.ndarray:
         """Share of realizations where each method's coverage is closest to nominal (Fig. 13).

@@ -82,14 +82,14 @@ def test_bounds_hold_at_every_rank_over_seeds(smooth):
     for seed in SEEDS:
         res = curves.adastrat(LabelOracle(labels), labels.size, rng=seed)
         assert not outside(res, p, ranks).any()
-        est = res.estimate(ranks)
+        est = res.at(ranks)
         assert np.all(res.lower(ranks) <= est) and np.all(est <= res.upper(ranks))
         # Theorem 3 (with Hoeffding's low side 2 - beta, as for LogStrat)
         ratio = (est / p)[beyond]
         assert ratio.min() >= 1 / (b * (1 + eps)) and ratio.max() <= (1 + eps) / (2 - b)
         # in practice the estimate is far inside the guarantee
         assert np.abs(np.log(ratio)).max() < math.log(1.04)
-        np.testing.assert_array_equal(res.estimate(ranks[~beyond]), p[~beyond])
+        np.testing.assert_array_equal(res.at(ranks[~beyond]), p[~beyond])
 
 
 def test_every_final_range_meets_the_stopping_rule(smooth):
@@ -150,7 +150,7 @@ def test_lemma_1_flat_curve_stops_after_one_query():
     res = curves.adastrat(oracle, 10**7, rng=0)
     assert res.n_queries == 1 and list(res.queried) == [10**7]
     ranks = np.geomspace(3401, 10**7, 50).astype(np.int64)
-    assert np.all(np.abs(res.estimate(ranks) / 0.75 - 1) < 0.02)
+    assert np.all(np.abs(res.at(ranks) / 0.75 - 1) < 0.02)
 
 
 def test_lemma_2_fastest_decay_stops_after_one_query():
@@ -160,7 +160,7 @@ def test_lemma_2_fastest_decay_stops_after_one_query():
     res = curves.adastrat(oracle, n, rng=0)  # the sampled strata are all negative
     assert res.n_queries == 1
     ranks = np.geomspace(3401, n, 50).astype(np.int64)
-    np.testing.assert_allclose(res.estimate(ranks), 1134 / ranks, rtol=1e-12)
+    np.testing.assert_allclose(res.at(ranks), 1134 / ranks, rtol=1e-12)
 
 
 # --------------------------------------------------------------------------- sampling
@@ -224,7 +224,7 @@ def test_noisy_annotations_bounds_hold_where_eq_5_applies(smooth):
         assert not outside(res, p, ranks).any()
         assert res.n_queries <= res.plan.max_queries
         # the noisy prefix is biased low here (p ~ 0.85 > 1/2): eta (1 - 2 p) = -0.035
-        assert res.estimate(3400) < p[3399] - 0.02
+        assert res.at(3400) < p[3399] - 0.02
 
 
 # --------------------------------------------------------------------------- scale and edges
@@ -239,7 +239,7 @@ def test_two_billion_items():
     ranks = np.unique(np.geomspace(res.exact_len + 1, n, 500).astype(np.int64))
     truth = count(ranks) / ranks
     assert np.all((res.lower(ranks) <= truth) & (truth <= res.upper(ranks)))
-    ratio = res.estimate(ranks) / truth  # Theorem 3's factors, as in the first test
+    ratio = res.at(ranks) / truth  # Theorem 3's factors, as in the first test
     assert ratio.min() >= 1 / (1.05 * 1.03) and ratio.max() <= 1.03 / 0.95
 
 
@@ -248,7 +248,7 @@ def test_short_list_is_a_census():
     res = curves.adastrat(LabelOracle(labels), labels.size, r_tilde=3000)  # l_tilde = N
     ranks = np.arange(1, labels.size + 1)
     assert res.n_queries == 0 and res.annotations == labels.size
-    np.testing.assert_array_equal(res.estimate(ranks), precision(labels))
+    np.testing.assert_array_equal(res.at(ranks), precision(labels))
     np.testing.assert_array_equal(res.lower(ranks), res.upper(ranks))
 
 
@@ -275,7 +275,7 @@ def test_posterior_band_covers_the_truth_at_the_queried_ranks(smooth):
         res = curves.adastrat(LabelOracle(labels), labels.size, rng=seed)
         band = res.posterior_band(0.9, ranks=res.corners[1:], draws=2000, rng=seed)["band"]
         truth = p[band["rank"].values - 1]
-        inside.append((band["low"].values <= truth) & (truth <= band["high"].values))
+        inside.append((band["lower"].values <= truth) & (truth <= band["upper"].values))
     coverage = np.concatenate(inside).mean()
     # ~110 checks; binomial sd at 0.9 is 0.03 (neighbouring ranks share strata, so wider)
     assert coverage >= 0.8

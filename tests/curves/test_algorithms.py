@@ -136,7 +136,7 @@ def test_paula_annotations_and_exact_prefix(smooth):
     assert np.array_equal(res.labels[0], plan.annotated_ranks() - 1)
     assert np.array_equal(res.labels[1], labels[res.labels[0]])
     head = np.arange(1, plan.g_ell + 1)
-    for fn in (res.estimate, res.lower, res.upper):
+    for fn in (res.at, res.lower, res.upper):
         np.testing.assert_array_equal(fn(head), p[head - 1])  # exact, same division
     assert "paula" in repr(res) and "annotations=" in repr(res)
 
@@ -178,21 +178,21 @@ def test_step_semantics_between_corners(smooth):
     ):
         g = res.plan.points
         nxt = np.append(g[1:], labels.size + 1)
-        for fn in (res.estimate, res.lower, res.upper):
+        for fn in (res.at, res.lower, res.upper):
             at_corner = fn(g[1:])
             # every rank strictly between corners takes the value at the corner below
             np.testing.assert_array_equal(fn(nxt[1:] - 1), at_corner)
             np.testing.assert_array_equal(fn(g[1:] + 1), at_corner)
         # just past g_ell the exact corner value applies, with the (1 + eps) band
-        p_ell = res.estimate(g[0])
-        assert res.estimate(g[0] + 1) == p_ell
+        p_ell = res.at(g[0])
+        assert res.at(g[0] + 1) == p_ell
         assert res.lower(g[0] + 1) == pytest.approx(p_ell / (1 + res.plan.epsilon))
     # PAULA's estimate is the geometric mean of its two step functions
     ranks = np.arange(1, labels.size + 1, 997)
     res = curves.paula(LabelOracle(labels), labels.size)
     q_minus, q_plus = res.step("q_minus", ranks), res.step("q_plus", ranks)
     assert (q_minus <= q_plus).all()
-    np.testing.assert_allclose(res.estimate(ranks), np.sqrt(q_minus * q_plus), rtol=1e-15)
+    np.testing.assert_allclose(res.at(ranks), np.sqrt(q_minus * q_plus), rtol=1e-15)
 
 
 def test_random_baseline_semantics(smooth):
@@ -200,7 +200,7 @@ def test_random_baseline_semantics(smooth):
     res = curves.random_baseline(LabelOracle(labels), labels.size, rng=3)
     n0 = res.plan.n_prefix
     head = np.arange(1, n0 + 1)
-    np.testing.assert_array_equal(res.estimate(head), p[head - 1])
+    np.testing.assert_array_equal(res.at(head), p[head - 1])
     np.testing.assert_array_equal(res.lower(head), res.upper(head))
     # beyond the prefix: the precision of the samples at positions < r (p'(r s / N)); the
     # samples are those drawn from the same seed (uniform over the whole list)
@@ -210,7 +210,7 @@ def test_random_baseline_semantics(smooth):
     assert np.unique(samples).size == res.plan.n_samples
     ranks = np.random.default_rng(0).integers(n0 + 1, labels.size + 1, size=200)
     expected = [labels[samples[samples < r]].mean() for r in ranks]
-    np.testing.assert_allclose(res.estimate(ranks), expected, rtol=1e-12)
+    np.testing.assert_allclose(res.at(ranks), expected, rtol=1e-12)
     assert res.queried.size == 0  # the baseline queries no rank (plan_random)
 
 
@@ -275,7 +275,7 @@ def test_random_baseline_bounds_hold_over_seeds(smooth):
         assert not outside(res, p, ranks).any()
         # at the end the band is the planned (1 + alpha) one: enough samples landed
         a = res.plan.alpha
-        q = res.estimate(labels.size)
+        q = res.at(labels.size)
         assert res.lower(labels.size) == pytest.approx(q / (1 + a))
         assert res.upper(labels.size) == pytest.approx(q / (1 - a))
 
@@ -324,7 +324,7 @@ def test_paula_on_febrl(febrl):
     assert not lemma3[52:].any()
     assert not bad.any()
     # the estimate is close to the truth: within gamma (1 + eps) at every rank
-    ratio = res.estimate(ranks) / p
+    ratio = res.at(ranks) / p
     assert (ratio <= plan.approximation).all() and (ratio >= 1 / plan.approximation).all()
 
 
@@ -367,7 +367,7 @@ def test_scale_up_36m_without_linear_memory():
     ranks = np.unique(np.geomspace(res_p.plan.g_ell, n, 200).astype(np.int64))
     truth = big.true_precision(ranks)  # expected precision; binomial noise ~ 1/sqrt(r)
     for res in (res_p, res_l):
-        est = res.estimate(ranks)
+        est = res.at(ranks)
         assert np.all(np.abs(est / truth - 1) < 0.1)
 
 
@@ -380,7 +380,7 @@ def test_paula_two_billion_items_is_fast():
     assert res.annotations == curves.plan_paula(n).annotations
     assert res.n_queries == curves.plan_paula(n).n_queries
     assert elapsed < 3.0  # includes ~5e4 Python oracle calls
-    assert res.estimate(n) == pytest.approx(0.6, abs=0.02)
+    assert res.at(n) == pytest.approx(0.6, abs=0.02)
     assert res.lower([1, n]).shape == (2,)
 
 
@@ -415,7 +415,7 @@ def test_bad_ranks_name_parameter(smooth):
     res = curves.paula(LabelOracle(labels), labels.size)
     for bad in (0, labels.size + 1, 2.5, "a"):
         with pytest.raises(ValueError, match="`ranks`"):
-            res.estimate(bad)
+            res.at(bad)
     with pytest.raises(ValueError, match="`name`"):
         res.step("nope", 1)
 
@@ -431,5 +431,5 @@ def test_short_list_is_a_census(smooth):
         curves.random_baseline(LabelOracle(labels), labels.size, p_min=0.1),  # n_prefix >= N
     ):
         assert res.exact_len == labels.size == res.annotations
-        np.testing.assert_array_equal(res.estimate(ranks), p)
+        np.testing.assert_array_equal(res.at(ranks), p)
         np.testing.assert_array_equal(res.lower(ranks), res.upper(ranks))

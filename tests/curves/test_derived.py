@@ -62,7 +62,7 @@ def check_contains_truth(res, labels, p):
     recall = y / y[-1]
     assert np.all(pr["recall_lower"].values <= recall + 1e-12)
     assert np.all(recall <= pr["recall_upper"].values + 1e-12)
-    np.testing.assert_array_equal(pr["precision"].values, res.estimate(ranks))
+    np.testing.assert_array_equal(pr["precision"].values, res.at(ranks))
     ap = curves.average_precision(res)
     truth = true_ap(labels)
     assert float(ap["lower"]) <= truth <= float(ap["upper"])

@@ -32,7 +32,7 @@ def test_random_baseline_band_equals_the_foundation_posterior(ranked_labels):
     )
     ref = be.precision_interval(sample, prob=0.9, rng=4, draws=200_000)
     band = res.posterior_band(0.9, ranks=[r], draws=50_000, chains=4, rng=5)["band"]
-    low, high = float(band["low"][0]), float(band["high"][0])
+    low, high = float(band["lower"][0]), float(band["upper"][0])
     # Both are Monte Carlo quantiles (200,000 draws each): 5 combined standard errors.
     se_low, se_high = ref.mc_error
     assert abs(low - ref.lower) < 5 * np.sqrt(2) * se_low
@@ -48,7 +48,7 @@ def test_logstrat_band_covers_the_true_curve_at_its_rate(ranked_labels):
     for seed in range(100):
         res = curves.logstrat(LabelOracle(ranked_labels), ranked_labels.size, rng=seed)
         band = res.posterior_band(0.9, ranks=ranks, draws=500, chains=2, rng=seed)["band"]
-        covered += (band["low"].values <= truth) & (truth <= band["high"].values)
+        covered += (band["lower"].values <= truth) & (truth <= band["upper"].values)
     rate = covered / 100
     assert np.all((0.81 <= rate) & (rate <= 0.99)), rate
 
@@ -62,7 +62,7 @@ def test_band_structure_and_exact_prefix(ranked_labels):
     # default ranks: every stratum's end (the queried ranks) and its midpoint
     assert set(res.queried.tolist()) <= set(ranks.tolist())
     band = tree["band"].to_dataset()
-    assert np.all(band["low"] <= band["median"]) and np.all(band["median"] <= band["high"])
+    assert np.all(band["lower"] <= band["median"]) and np.all(band["median"] <= band["upper"])
     assert tree["band"].attrs["prob"] == 0.95
     # ranks in the exact prefix have no uncertainty
     exact = res.posterior_band(ranks=[10, res.exact_len], rng=3)["posterior"]["precision"]

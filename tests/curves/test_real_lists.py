@@ -236,6 +236,6 @@ def test_adastrat_on_real_lists(name, request):
         assert res.annotations < 0.8 * logstrat.annotations
         assert res.crossing is None
         assert not outside(res, p, ranks).any()
-        ratio = (res.estimate(ranks) / p)[res.exact_len :]
+        ratio = (res.at(ranks) / p)[res.exact_len :]
         factor = plan.approximation
         assert ratio.min() >= 1 / factor and ratio.max() <= factor

@@ -139,11 +139,11 @@ def test_curve_equals_brute_force_double_loop(method, n, prob):
 def test_intervals_are_those_of_binomial_interval(method):
     cov = binomial_coverage(20, method)
     low, high = brute_intervals(20, method)
-    np.testing.assert_allclose(cov.low.values, low, rtol=0, atol=1e-14)
-    np.testing.assert_allclose(cov.high.values, high, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(cov.lower.values, low, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(cov.upper.values, high, rtol=0, atol=1e-14)
     np.testing.assert_array_equal(cov.r.values, np.arange(21))
     if method == "jeffreys":  # L229: forced ends
-        assert cov.low.values[0] == 0.0 and cov.high.values[-1] == 1.0
+        assert cov.lower.values[0] == 0.0 and cov.upper.values[-1] == 1.0
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -188,7 +188,7 @@ def test_coverage_is_a_probability(method, n):
 @pytest.mark.parametrize("method", METHODS)
 def test_endpoints_are_the_interval_ends(method):
     cov = binomial_coverage(20, method)
-    ends = np.unique(np.concatenate([cov.low.values, cov.high.values]))
+    ends = np.unique(np.concatenate([cov.lower.values, cov.upper.values]))
     np.testing.assert_array_equal(cov.endpoint.values, ends)
     grid = cov.prevalence.values
     inner = ends[(ends > 0) & (ends < 1)]
@@ -201,7 +201,7 @@ def test_endpoints_are_the_interval_ends(method):
 @pytest.mark.parametrize("n", [5, 20])
 def test_jumps_happen_exactly_at_endpoints(method, n):
     cov = binomial_coverage(n, method)
-    low, high, ends = cov.low.values, cov.high.values, cov.endpoint.values
+    low, high, ends = cov.lower.values, cov.upper.values, cov.endpoint.values
     pi, values = cov.prevalence.values, cov.coverage.values
     r = np.arange(n + 1)
 
@@ -243,7 +243,7 @@ def test_every_inner_end_is_a_visible_jump_at_n20(method):
 def test_closed_interval_at_the_ends():
     # Jeffreys at n = 20: the value at each end counts the interval that ends (or starts) there.
     cov = binomial_coverage(20, "jeffreys")
-    low, high = cov.low.values, cov.high.values
+    low, high = cov.lower.values, cov.upper.values
     for i, e in enumerate(cov.endpoint.values):
         expected = brute_coverage(e, 20, low, high)
         assert cov.coverage_at.values[i] == pytest.approx(expected, abs=1e-12)
@@ -253,7 +253,7 @@ def test_result_metadata():
     cov = binomial_coverage(20, "wilson", prob=0.9)
     assert isinstance(cov, xr.Dataset)
     assert cov.coverage.dims == ("prevalence",)
-    assert cov.low.dims == cov.high.dims == ("r",)
+    assert cov.lower.dims == cov.upper.dims == ("r",)
     assert cov.attrs["method"] == "wilson"
     assert cov.attrs["n"] == 20 and isinstance(cov.attrs["n"], int)
     assert cov.attrs["prob"] == 0.9
