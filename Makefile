@@ -17,8 +17,8 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check bayeval tests benchmarks
-	$(BIN)/ruff format --check bayeval tests benchmarks
+	$(BIN)/ruff check bayeval tests benchmarks scripts
+	$(BIN)/ruff format --check bayeval tests benchmarks scripts
 	$(BIN)/lint-imports
 
 test: lint

@@ -40,10 +40,6 @@ def load_febrl_pairs() -> pd.DataFrame:
         The rows are ordered like ``numpy.triu_indices(1000, k=1)`` applied to the record
         positions.
 
-    See Also
-    --------
-    bayeval.datasets.build_febrl_pairs : The script that made the bundled file.
-
     Notes
     -----
     The records come from ``dataset1.csv`` of the FEBRL synthetic data sets (Christen), as
@@ -60,8 +56,9 @@ def load_febrl_pairs() -> pd.DataFrame:
 
     At threshold 0.5 the predicted labels give 494 true positives, 20 false positives,
     6 false negatives and 498,980 true negatives (precision 0.961, recall 0.988). The build
-    script, pinned versions and the file checksum are recorded in ``FEBRL_PROVENANCE.md`` and
-    ``build_febrl_pairs.py`` next to this module. Loading needs only numpy and pandas.
+    script, pinned versions and the file checksum are recorded in ``FEBRL_PROVENANCE.md`` next to
+    this module and in ``scripts/build_febrl_pairs.py`` of the repository (the script that made
+    the bundled file; not shipped). Loading needs only numpy and pandas.
 
     The file stores the pair scores as ``float32`` and leaves the pair indices implicit (all
     pairs ``i < j`` in a fixed order), which keeps it at about 1.4 MB.

@@ -39,7 +39,6 @@ def load_shuttle_pool() -> tuple[np.ndarray, np.ndarray]:
     See Also
     --------
     load_lending_club_pool : A smaller, harder pool (ROC AUC 0.726).
-    bayeval.datasets.build_real_pools : The script that made the bundled file.
 
     Notes
     -----
@@ -104,7 +103,6 @@ def load_lending_club_pool() -> tuple[np.ndarray, np.ndarray]:
     See Also
     --------
     load_shuttle_pool : A larger pool with much better separated scores (ROC AUC 0.985).
-    bayeval.datasets.build_real_pools : The script that made the bundled file.
 
     Notes
     -----

