@@ -15,7 +15,7 @@ from bayeval.intervals import (
 )
 from bayeval.pool import Pool
 from bayeval.results import NoPosteriorError, load
-from bayeval.sample import StratifiedSample
+from bayeval.stratified_sample import StratifiedSample
 
 _LAZY_SUBMODULES = (
     "curves",

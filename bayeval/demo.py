@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from bayeval.sample import StratifiedSample
+from bayeval.stratified_sample import StratifiedSample
 
 __all__ = ["DEMO_DESIGN", "DemoResult", "plot_demo", "run_demo"]
 

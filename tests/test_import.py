@@ -1,6 +1,8 @@
 import subprocess
 import sys
 
+import pytest
+
 
 def test_import_is_light():
     # DESIGN: pymc, pytensor, dask and matplotlib load only where they are used; statsmodels
@@ -41,15 +43,18 @@ def test_the_version_is_one_string_in_one_place():
     assert be.__version__ == __version__ == version("bayeval")
 
 
-def test_a_moved_module_warns_at_its_old_path():
+@pytest.mark.parametrize(
+    ("old", "new", "name"),
+    [
+        ("bayeval.session_exchange", "bayeval.session.exchange", "import_answers"),
+        ("bayeval.sample", "bayeval.stratified_sample", "StratifiedSample"),
+    ],
+)
+def test_a_moved_module_warns_at_its_old_path(old, new, name):
     import importlib
     import sys
 
-    import pytest
-
-    sys.modules.pop("bayeval.session_exchange", None)
-    with pytest.warns(DeprecationWarning, match="moved to bayeval.session.exchange"):
-        old = importlib.import_module("bayeval.session_exchange")
-    from bayeval.session import exchange
-
-    assert old.import_answers is exchange.import_answers
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=f"moved to {new}"):
+        module = importlib.import_module(old)
+    assert getattr(module, name) is getattr(importlib.import_module(new), name)

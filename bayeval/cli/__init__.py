@@ -82,7 +82,7 @@ def _segment(text: str, option: str) -> tuple[int, int, int]:
 def _load_sample(retrieved, unretrieved, strata):
     import pandas as pd
 
-    from bayeval.sample import StratifiedSample
+    from bayeval.stratified_sample import StratifiedSample
 
     if strata is not None:
         if retrieved or unretrieved:

@@ -20,7 +20,7 @@ from bayeval.intervals.frequentist import (
 from bayeval.intervals.posterior import POSTERIOR_METHODS, PYMC_ONLY, posterior_bounds
 from bayeval.intervals.result import IntervalResult
 from bayeval.results import BASES, resolve_kind
-from bayeval.sample import StratifiedSample
+from bayeval.stratified_sample import StratifiedSample
 
 __all__ = [
     "BINOMIAL_METHODS",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bayeval._validation import check_choice, check_prob, check_rng, check_whole
-from bayeval.sample import StratifiedSample
+from bayeval.stratified_sample import StratifiedSample
 
 __all__ = [
     "Allocation",

@@ -6,7 +6,7 @@ import numpy as np
 
 from bayeval._core.normal import naive_binomial_moments, normal_recall_moments
 from bayeval.intervals._engines import BinomialBounds, KoopmanBounds, NormalBounds
-from bayeval.sample import StratifiedSample
+from bayeval.stratified_sample import StratifiedSample
 
 __all__ = ["NORMAL_METHODS", "binomial_engine", "koopman_engine", "normal_engine"]
 

@@ -19,7 +19,7 @@ import numpy as np
 from bayeval._core import yields as Y
 from bayeval._core.mcp import most_conservative_prior
 from bayeval.intervals._engines import DrawsBounds, QuadratureBounds
-from bayeval.sample import StratifiedSample
+from bayeval.stratified_sample import StratifiedSample
 
 __all__ = ["POSTERIOR_METHODS", "posterior_bounds", "stratum_priors"]
 

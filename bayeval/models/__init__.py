@@ -1,6 +1,6 @@
 """PyMC model builders for the ``engine="pymc"`` path.
 
-Each builder turns a :class:`~bayeval.sample.StratifiedSample` into a ``pymc.Model``; each
+Each builder turns a :class:`~bayeval.StratifiedSample` into a ``pymc.Model``; each
 ``sample_*`` function runs NUTS on it and returns an ArviZ-ready ``xarray.DataTree`` whose
 ``posterior`` holds ``stratum_yield`` and ``segment_yield``. PyMC is imported only when one of
 these functions is called, so importing this package stays cheap. Model cards live in

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bayeval._validation import check_rng
-from bayeval.sample import StratifiedSample
+from bayeval.stratified_sample import StratifiedSample
 
 if TYPE_CHECKING:
     import pymc as pm
@@ -29,7 +29,7 @@ SEED_HIGH = 2**31 - 1  # seeds handed to PyMC are drawn uniformly from [0, SEED_
 def check_sample(sample: Any) -> StratifiedSample:
     if not isinstance(sample, StratifiedSample):
         raise TypeError(
-            "`sample` must be a bayeval.sample.StratifiedSample; "
+            "`sample` must be a bayeval.stratified_sample.StratifiedSample; "
             f"got {type(sample).__name__}: {sample!r}."
         )
     return sample

@@ -27,7 +27,7 @@ from bayeval.models._common import (
     run_nuts,
     segment_index,
 )
-from bayeval.sample import StratifiedSample
+from bayeval.stratified_sample import StratifiedSample
 
 if TYPE_CHECKING:
     import pymc as pm
@@ -103,7 +103,7 @@ def hierarchical_yields_model(
 
     Examples
     --------
-    >>> from bayeval.sample import StratifiedSample
+    >>> from bayeval.stratified_sample import StratifiedSample
     >>> from bayeval.models import hierarchical_yields_model
     >>> s = StratifiedSample(
     ...     population=[800, 300, 60000, 900],
@@ -210,7 +210,7 @@ def sample_hierarchical_yields(
     Examples
     --------
     >>> import arviz as az
-    >>> from bayeval.sample import StratifiedSample
+    >>> from bayeval.stratified_sample import StratifiedSample
     >>> from bayeval.models import sample_hierarchical_yields
     >>> s = StratifiedSample(
     ...     population=[800, 300, 60000, 900],

@@ -27,7 +27,7 @@ from bayeval.models._common import (
     observe,
     run_nuts,
 )
-from bayeval.sample import StratifiedSample
+from bayeval.stratified_sample import StratifiedSample
 
 if TYPE_CHECKING:
     import pymc as pm
@@ -91,7 +91,7 @@ def segment_yields_model(
 
     Examples
     --------
-    >>> from bayeval.sample import StratifiedSample
+    >>> from bayeval.stratified_sample import StratifiedSample
     >>> from bayeval.models import segment_yields_model
     >>> s = StratifiedSample.two_segments(N1=2000, n1=100, r1=50, N0=100000, n0=100, r0=3)
     >>> model = segment_yields_model(s)
@@ -179,7 +179,7 @@ def sample_segment_yields(
     Examples
     --------
     >>> import arviz as az
-    >>> from bayeval.sample import StratifiedSample
+    >>> from bayeval.stratified_sample import StratifiedSample
     >>> from bayeval.models import sample_segment_yields
     >>> s = StratifiedSample.two_segments(N1=2000, n1=100, r1=50, N0=100000, n0=100, r0=3)
     >>> dt = sample_segment_yields(s, rng=0)  # doctest: +SKIP

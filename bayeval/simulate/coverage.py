@@ -54,7 +54,7 @@ def _root_seed(rng: Any) -> np.random.SeedSequence:
 def _realization_stats(pop, methods, resamples, prob, width_resamples, seed) -> np.ndarray:
     """``(len(methods), 4)``: coverage, lower gap, upper gap and mean width of one population."""
     from bayeval.intervals import recall_interval
-    from bayeval.sample import StratifiedSample
+    from bayeval.stratified_sample import StratifiedSample
 
     gen = np.random.default_rng(seed)
     r1 = gen.hypergeometric(pop["R1"], pop["N1"] - pop["R1"], pop["n1"], size=resamples)

@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 from bayeval.models import SEGMENTS, hierarchical_yields_model, sample_hierarchical_yields
-from bayeval.sample import StratifiedSample
+from bayeval.stratified_sample import StratifiedSample
 
 pytestmark = pytest.mark.slow
 

@@ -19,7 +19,7 @@ import xarray as xr
 from scipy import stats
 
 from bayeval.models import SEGMENTS, sample_segment_yields, segment_yields_model
-from bayeval.sample import StratifiedSample
+from bayeval.stratified_sample import StratifiedSample
 
 pytestmark = pytest.mark.slow
 
