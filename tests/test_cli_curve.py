@@ -355,7 +355,7 @@ def test_adastrat_plot_is_written(files, tmp_path):
 
 
 def test_help_describes_adastrat_and_its_options():
-    from bayeval.cli import _CURVE_METHOD_HELP
+    from bayeval.cli.curve import _CURVE_METHOD_HELP
 
     result = runner.invoke(app, ["curve", "--help"])
     assert result.exit_code == 0
