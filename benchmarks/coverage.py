@@ -50,7 +50,7 @@ import scipy
 from _common import git_status, machine_info, sample_load
 
 from bayeval import simulate
-from bayeval.simulate._decisions import NORMAL_ADJUSTMENT, normal_bounds
+from bayeval.simulate._decisions import NORMAL_TYPE, normal_bounds
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -93,7 +93,7 @@ def raw_normal_widths(study, seed: int) -> dict[str, np.ndarray]:
     ``SeedSequence(seed)``, second child, one grandchild per realization) and checks that
     clipping the result gives the study's own widths, so a change there cannot go unnoticed.
     """
-    methods = [m for m in study.methods if m in NORMAL_ADJUSTMENT]
+    methods = [m for m in study.methods if m in NORMAL_TYPE]
     _, outcome_seed = np.random.SeedSequence(seed).spawn(2)
     seeds = outcome_seed.spawn(len(study.populations))
     out = {m: np.empty(len(seeds)) for m in methods}

@@ -10,20 +10,33 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["clip_covariance", "naive_binomial_moments", "normal_recall_moments"]
+__all__ = [
+    "clip_covariance",
+    "naive_binomial_moments",
+    "normal_bounds",
+    "normal_recall_moments",
+]
 
 
-def _segment_sums(values: np.ndarray, retrieved: np.ndarray) -> tuple[float, float]:
-    return float(values[retrieved].sum()), float(values[~retrieved].sum())
+def _segment_sums(values: np.ndarray, retrieved: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sum over the last (stratum) axis within each segment."""
+    return values[..., retrieved].sum(axis=-1), values[..., ~retrieved].sum(axis=-1)
 
 
-def normal_recall_moments(N, n, r, retrieved, adjustment: float = 0.0) -> tuple[float, float]:
+def _scalar_or_array(value: np.ndarray, scalar: bool):
+    return float(value) if scalar else value
+
+
+def normal_recall_moments(N, n, r, retrieved, adjustment: float = 0.0):
     """Centre and standard error of the (adjusted) normal recall interval.
 
     Parameters
     ----------
-    N, n, r : numpy.ndarray
-        Per-stratum population size, sample size and sampled positives (``n > 0``).
+    N, n : numpy.ndarray
+        Per-stratum population size and sample size (``n > 0``).
+    r : numpy.ndarray
+        Sampled positives per stratum, ``(S,)``, or ``(..., S)`` for many sample outcomes at
+        once (the coverage study's).
     retrieved : numpy.ndarray of bool
         Segment of each stratum.
     adjustment : float
@@ -32,10 +45,10 @@ def normal_recall_moments(N, n, r, retrieved, adjustment: float = 0.0) -> tuple[
 
     Returns
     -------
-    centre, se : float
+    centre, se : float or numpy.ndarray
         ``R1 / (R1 + R0)`` from the adjusted yields (Eq. 28-29) and the square root of Eq. 23 with
-        the finite-population variances of Eq. 24 and 27. ``centre`` is NaN when both
-        estimated yields are zero.
+        the finite-population variances of Eq. 24 and 27; floats for a 1-d ``r``. ``centre`` is
+        NaN (and ``se`` 0) when both estimated yields are zero.
 
     Examples
     --------
@@ -49,6 +62,7 @@ def normal_recall_moments(N, n, r, retrieved, adjustment: float = 0.0) -> tuple[
     N = np.asarray(N, dtype=float)
     n = np.asarray(n, dtype=float)
     r = np.asarray(r, dtype=float)
+    retrieved = np.asarray(retrieved, dtype=bool)
     c = float(adjustment)
     n_adj = n + 2 * c
     p = (r + c) / n_adj
@@ -58,19 +72,21 @@ def normal_recall_moments(N, n, r, retrieved, adjustment: float = 0.0) -> tuple[
     y1, y0 = _segment_sums(yields, retrieved)
     v1, v0 = _segment_sums(variances, retrieved)
     total = y1 + y0
-    if total <= 0:
-        return float("nan"), 0.0
-    centre = y1 / total
-    var = (v1 * y0**2 + v0 * y1**2) / total**4  # Eq. 23
-    return centre, float(np.sqrt(var))
+    positive = total > 0
+    safe = np.where(positive, total, 1.0)
+    centre = np.where(positive, y1 / safe, np.nan)
+    var = np.where(positive, (v1 * y0**2 + v0 * y1**2) / safe**4, 0.0)  # Eq. 23
+    scalar = r.ndim == 1
+    return _scalar_or_array(centre, scalar), _scalar_or_array(np.sqrt(var), scalar)
 
 
-def naive_binomial_moments(N, n, r, retrieved) -> tuple[float, float]:
+def naive_binomial_moments(N, n, r, retrieved):
     """Centre and standard error of the naive binomial interval (Webber Eq. 25).
 
     Recall is treated as a binomial proportion over the sampled positives, so the ``n`` of
     Eq. 25 is ``r1 + r0``, the number of positive items in the sample: the sensitivity setting
-    of the source the paper cites, where the trials are the truly positive subjects.
+    of the source the paper cites, where the trials are the truly positive subjects. ``r`` may
+    hold many outcomes, as in :func:`normal_recall_moments`.
 
     Examples
     --------
@@ -81,11 +97,33 @@ def naive_binomial_moments(N, n, r, retrieved) -> tuple[float, float]:
     >>> print(f"{centre:.4f} {se:.4f}")
     0.2500 0.0595
     """
+    r = np.asarray(r, dtype=float)
     centre, _ = normal_recall_moments(N, n, r, retrieved, adjustment=0.0)
-    positives = float(np.asarray(r).sum())
-    if positives == 0 or not np.isfinite(centre):
-        return centre, 0.0
-    return centre, float(np.sqrt(centre * (1 - centre) / positives))
+    centre = np.asarray(centre)
+    positives = r.sum(axis=-1)
+    defined = (positives > 0) & np.isfinite(centre)
+    variance = np.where(defined, centre * (1 - centre) / np.where(defined, positives, 1.0), 0.0)
+    scalar = r.ndim == 1
+    return _scalar_or_array(centre, scalar), _scalar_or_array(np.sqrt(variance), scalar)
+
+
+def normal_bounds(centre, se, lower_tail, upper_tail):
+    """``centre -/+ z se`` clipped to ``[0, 1]``; a tail of ``None`` leaves that side at 0 or 1.
+
+    ``lower_tail`` and ``upper_tail`` are the probabilities left below and above the interval
+    (``(1 - prob) / 2`` each for a two-sided one). Works elementwise on arrays.
+
+    Examples
+    --------
+    >>> [round(float(v), 4) for v in normal_bounds(0.25, 0.1081, 0.025, 0.025)]
+    [0.0381, 0.4619]
+    """
+    from scipy import special
+
+    centre = np.asarray(centre, dtype=float)
+    low = 0.0 if lower_tail is None else centre + special.ndtri(lower_tail) * se
+    high = 1.0 if upper_tail is None else centre - special.ndtri(upper_tail) * se
+    return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
 
 
 def clip_covariance(matrix: np.ndarray) -> np.ndarray:

@@ -23,6 +23,7 @@ import numpy as np
 from scipy import special
 
 __all__ = [
+    "force_recall_ends",
     "ContinuousYield",
     "DiscreteYield",
     "YieldDistribution",
@@ -474,3 +475,21 @@ def sample_stratum_yields(rng, N, n, r, a, b, size: int, *, finite_population: b
     if finite_population:
         return r + rng.binomial(N - n, p)
     return r + (N - n) * p
+
+
+def force_recall_ends(low, high, r_retrieved, r_unretrieved):
+    """Webber's forced recall bounds (§3.3-3.6), for every method and elementwise.
+
+    The lower bound is 0 when no retrieved positive was sampled, the upper bound 1 when no
+    unretrieved one was: the sample cannot rule out that recall is that extreme.
+
+    Examples
+    --------
+    >>> force_recall_ends(0.2, 0.6, 0, 3)
+    (0.0, 0.6)
+    """
+    low = np.where(np.asarray(r_retrieved) == 0, 0.0, low)
+    high = np.where(np.asarray(r_unretrieved) == 0, 1.0, high)
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low, high

@@ -12,11 +12,11 @@ from collections.abc import Callable
 from functools import cached_property
 
 import numpy as np
-from scipy import special
 
 from bayeval._core.binomial import binomial_bounds
 from bayeval._core.koopman import ratio_interval
-from bayeval._core.yields import measure_ppf
+from bayeval._core.normal import normal_bounds
+from bayeval._core.yields import force_recall_ends, measure_ppf
 
 _TWO_SIDED_ONLY = "kind='hdi' needs a posterior; {method!r} is not a posterior method"
 
@@ -42,7 +42,7 @@ class Forced:
 
     def bounds(self, prob, kind):
         low, high = self.inner.bounds(prob, kind)
-        return (0.0 if self.low_zero else low), (1.0 if self.high_one else high)
+        return force_recall_ends(low, high, 0 if self.low_zero else 1, 0 if self.high_one else 1)
 
     def __getattr__(self, name):  # posterior, mc_error, estimate ... come from the inner engine
         if name.startswith("__") or name == "inner":  # unpickling asks before `inner` is set
@@ -60,10 +60,8 @@ class NormalBounds:
     def bounds(self, prob, kind):
         if kind == "hdi":
             raise ValueError(_TWO_SIDED_ONLY.format(method=self.method))
-        lower_tail, upper_tail = _tails(prob, kind)
-        low = 0.0 if lower_tail is None else self.centre + special.ndtri(lower_tail) * self.se
-        high = 1.0 if upper_tail is None else self.centre - special.ndtri(upper_tail) * self.se
-        return float(np.clip(low, 0, 1)), float(np.clip(high, 0, 1))
+        low, high = normal_bounds(self.centre, self.se, *_tails(prob, kind))
+        return float(low), float(high)
 
 
 class BinomialBounds:

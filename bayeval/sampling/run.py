@@ -43,8 +43,11 @@ class Run:
     estimate : Estimate
         The final estimate.
     history : xarray.Dataset
-        ``estimate``, ``lower``, ``upper`` (the design basis's ``prob`` interval, attributes
-        ``ci_prob``, ``ci_kind`` and ``basis``) and ``se`` over dims ``labels`` (labels used
+        ``estimate``, ``lower``, ``upper`` (the design basis's estimate and ``prob`` interval,
+        which fall back to the posterior's where the design gives none; attributes ``ci_prob``,
+        ``ci_kind`` and ``basis``), ``value`` (the sampler's own design estimate,
+        :attr:`Estimate.value`: NaN where undefined, never a fallback) and ``se`` over dims
+        ``labels`` (labels used
         after each stage), ``system`` (several systems), ``measure`` and ``threshold``
         (precision-recall curves).
     """
@@ -128,7 +131,7 @@ def evaluate(
         ids = instance.ask(min(batch_size, budget - instance.labels_used))
         instance.tell(ids, label(ids))
         est = instance.estimate()
-        rows.append((*est.per_output(prob), est.standard_error))
+        rows.append((*est.per_output(prob), est.value, est.standard_error))
         stages.append(instance.labels_used)
         if progress is not None:
             progress(instance.labels_used, est)
@@ -156,13 +159,14 @@ def _history(rows, stages, outputs, prob):
 
     from bayeval.measures.layout import label_outputs
 
-    value, lower, upper, se = (np.array(col) for col in zip(*rows, strict=True))
+    estimate, lower, upper, value, se = (np.array(col) for col in zip(*rows, strict=True))
     dims = ("labels", "output")
     history = xr.Dataset(
         {
-            "estimate": (dims, value),
+            "estimate": (dims, estimate),
             "lower": (dims, lower),
             "upper": (dims, upper),
+            "value": (dims, value),
             "se": (dims, se),
         },
         coords={"labels": stages, "output": list(outputs)},

@@ -3,11 +3,12 @@
 Numpy kernels behind :func:`bayeval.simulate.coverage_study`. For a population (``N1, R1,
 N0, R0``) with true recall ``t`` and arrays of sample outcomes ``(r1, r0)`` (sizes ``n1, n0``),
 each returns two boolean arrays: ``below`` (``t < low``, the interval overstates recall) and
-``above`` (``t > high``). They reproduce the intervals of :func:`bayeval.recall_interval`
-(Webber's forced ends included: ``low = 0`` when ``r1 = 0``, ``high = 1`` when ``r0 = 0``)
-without computing them:
+``above`` (``t > high``). They decide what the intervals of :func:`bayeval.recall_interval`
+would (Webber's forced ends included: ``low = 0`` when ``r1 = 0``, ``high = 1`` when
+``r0 = 0``), with the same kernels and method tables, without computing each interval:
 
-- normal methods and the naive binomial: their bounds are closed-form, vectorised here;
+- normal methods and the naive binomial: the moments and bounds of :mod:`bayeval._core.normal`
+  (the kernels of ``recall_interval``), evaluated for all outcomes at once;
 - Koopman: ``t`` is inside the score interval exactly when the score statistic at the true
   ratio ``p0 / p1`` is within the normal quantile, so no root finding is needed;
 - posterior methods: ``t`` is inside the equal-tailed interval exactly when the posterior CDF
@@ -22,25 +23,26 @@ from scipy import special
 
 from bayeval._core import yields as Y
 from bayeval._core.koopman import score_statistic
-from bayeval._core.mcp import most_conservative_prior
+from bayeval._core.normal import naive_binomial_moments, normal_recall_moments
+from bayeval._core.normal import normal_bounds as normal_bounds_kernel
+from bayeval._core.yields import force_recall_ends
+from bayeval.intervals.frequentist import NORMAL_METHODS
+from bayeval.intervals.posterior import POSTERIOR_METHODS, PYMC_ONLY, stratum_priors
+from bayeval.stratified_sample import StratifiedSample
 
-__all__ = ["NORMAL_ADJUSTMENT", "POSTERIOR_PRIORS", "misses"]
+__all__ = ["NORMAL_TYPE", "POSTERIOR_TYPE", "misses", "normal_bounds"]
 
-#: Pseudo-counts of the normal methods (Webber §3.2-3.3); the naive binomial uses the MLE centre.
-NORMAL_ADJUSTMENT = {
-    "naive-binomial": 0.0,
-    "normal-mle": 0.0,
-    "normal-laplace": 1.0,
-    "normal-agresti-coull": 2.0,
-}
+#: The normal-type methods: ``recall_interval``'s table plus the naive binomial.
+NORMAL_TYPE = ("naive-binomial", *NORMAL_METHODS)
+#: The posterior methods a coverage study decides (the PyMC-only one is left out).
+POSTERIOR_TYPE = tuple(m for m in POSTERIOR_METHODS if m not in PYMC_ONLY)
 
-#: Prior ``a = b`` and finite-population law of the posterior methods (``"mcp"``: Eq. 18).
-POSTERIOR_PRIORS = {
-    "beta-jeffreys": (0.5, False),
-    "beta-binomial-uniform": (1.0, True),
-    "beta-binomial-mcp": ("mcp", True),
-    "beta-binomial-half": (0.5, True),
-}
+
+def _design(pop) -> StratifiedSample:
+    """Return the population's two segments as a sample (positives unused: outcomes vary)."""
+    return StratifiedSample.two_segments(
+        N1=int(pop["N1"]), n1=int(pop["n1"]), r1=0, N0=int(pop["N0"]), n0=int(pop["n0"]), r0=0
+    )
 
 
 def normal_bounds(method, pop, r1, r0, prob, *, clip: bool = True):
@@ -49,28 +51,20 @@ def normal_bounds(method, pop, r1, r0, prob, *, clip: bool = True):
     Clipped to ``[0, 1]`` as :func:`bayeval.recall_interval` does, unless ``clip=False`` (the
     paper's widths appear unclipped).
     """
-    N1, n1, N0, n0 = (float(pop[k]) for k in ("N1", "n1", "N0", "n0"))
-    c = NORMAL_ADJUSTMENT[method]
-    r1, r0 = np.asarray(r1, dtype=float), np.asarray(r0, dtype=float)
-    p1, p0 = (r1 + c) / (n1 + 2 * c), (r0 + c) / (n0 + 2 * c)
-    y1, y0 = N1 * p1, N0 * p0
-    total = y1 + y0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        centre = np.where(total > 0, y1 / total, np.nan)
-        if method == "naive-binomial":
-            positives = r1 + r0
-            se = np.where(positives > 0, np.sqrt(centre * (1 - centre) / positives), 0.0)
-        else:
-            v1 = N1**2 * p1 * (1 - p1) / (n1 + 2 * c) * (1 - n1 / N1)
-            v0 = N0**2 * p0 * (1 - p0) / (n0 + 2 * c) * (1 - n0 / N0)
-            se = np.where(total > 0, np.sqrt((v1 * y0**2 + v0 * y1**2) / total**4), 0.0)
-    z = -special.ndtri((1 - prob) / 2)
-    low, high = centre - z * se, centre + z * se
+    design = _design(pop)
+    r = np.stack([np.asarray(r1, dtype=float), np.asarray(r0, dtype=float)], axis=-1)
+    args = (design.population, design.sampled, r, design.retrieved)
+    if method == "naive-binomial":
+        centre, se = naive_binomial_moments(*args)
+    else:
+        centre, se = normal_recall_moments(*args, adjustment=NORMAL_METHODS[method])
+    tail = (1 - prob) / 2
     if clip:
-        low, high = np.clip(low, 0, 1), np.clip(high, 0, 1)
-    low = np.where(r1 == 0, 0.0, low)
-    high = np.where(r0 == 0, 1.0, high)
-    return low, high
+        low, high = normal_bounds_kernel(centre, se, tail, tail)
+    else:
+        z = -special.ndtri(tail)
+        low, high = centre - z * se, centre + z * se
+    return force_recall_ends(low, high, r[..., 0], r[..., 1])
 
 
 def _posterior_cdf(method, pop, r1, r0):
@@ -82,13 +76,9 @@ def _posterior_cdf(method, pop, r1, r0):
     ``F(t)`` and down for ``F(t-)``, so yields that land exactly on ``t`` count as they should
     despite rounding (the interval is closed).
     """
-    prior, finite = POSTERIOR_PRIORS[method]
+    _, finite = POSTERIOR_METHODS[method]
     N1, n1, N0, n0 = (int(pop[k]) for k in ("N1", "n1", "N0", "n0"))
-    if prior == "mcp":
-        a1 = most_conservative_prior(N1, n1) if N1 > n1 else 1.0
-        a0 = most_conservative_prior(N0, n0) if N0 > n0 else 1.0
-    else:
-        a1 = a0 = float(prior)
+    a1, a0 = stratum_priors(_design(pop), method)  # recall_interval's priors (MCP: Eq. 18)
     make = Y.beta_binomial_yield if finite else Y.beta_yield
 
     def law(r, n, N, a):
@@ -131,7 +121,7 @@ def misses(method, pop, r1, r0, prob):
     r1, r0 = np.asarray(r1), np.asarray(r0)
     if t >= 1:  # no positives left unretrieved: r0 = 0 forces high = 1, which covers t = 1
         return np.zeros(r1.shape, bool), np.zeros(r1.shape, bool)
-    if method in NORMAL_ADJUSTMENT:
+    if method in NORMAL_TYPE:
         low, high = normal_bounds(method, pop, r1, r0, prob)
         return t < low, t > high
     if method == "koopman":
@@ -141,7 +131,7 @@ def misses(method, pop, r1, r0, prob):
         z = score_statistic(r1, pop["n1"], r0, pop["n0"], p0 / p1)
         limit = -special.ndtri((1 - prob) / 2)
         return (z < -limit) & (r1 > 0), (z > limit) & (r0 > 0)
-    if method in POSTERIOR_PRIORS:
+    if method in POSTERIOR_TYPE:
         tail = (1 - prob) / 2
         at, before = _posterior_cdf(method, pop, r1, r0)
         return (at < tail) & (r1 > 0), (before >= 1 - tail) & (r0 > 0)

@@ -26,7 +26,7 @@ from scipy import special
 from bayeval._validation import check_prob
 from bayeval.intervals.api import RECALL_METHODS
 from bayeval.results import Result
-from bayeval.simulate._decisions import NORMAL_ADJUSTMENT, POSTERIOR_PRIORS, misses, normal_bounds
+from bayeval.simulate._decisions import NORMAL_TYPE, POSTERIOR_TYPE, misses, normal_bounds
 from bayeval.simulate.scenarios import PRESETS, Scenario, preset
 
 __all__ = ["METHODS", "CoverageStudy", "coverage_study"]
@@ -66,7 +66,7 @@ def _realization_stats(pop, methods, resamples, prob, width_resamples, seed) -> 
         below, above = misses(method, pop, pairs[0], pairs[1], prob)
         out[k, 1], out[k, 2] = below[inverse].mean(), above[inverse].mean()
         out[k, 0] = 1.0 - out[k, 1] - out[k, 2]
-        if method in NORMAL_ADJUSTMENT:
+        if method in NORMAL_TYPE:
             low, high = normal_bounds(method, pop, pairs[0], pairs[1], prob)
             out[k, 3] = float(np.mean((high - low)[inverse]))
             continue
@@ -183,7 +183,7 @@ def coverage_study(
             f"`scenario` must be a bayeval.simulate.Scenario or a preset name; got {scenario!r}."
         )
     methods = tuple(METHODS if methods is None else methods)
-    known = set(NORMAL_ADJUSTMENT) | set(POSTERIOR_PRIORS) | {"koopman"}
+    known = set(NORMAL_TYPE) | set(POSTERIOR_TYPE) | {"koopman"}
     unknown = [m for m in methods if m not in known]
     if unknown or not methods:
         raise ValueError(

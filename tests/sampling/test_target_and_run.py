@@ -69,8 +69,9 @@ def test_evaluate_history_and_oracles():
                       batch_size=50, rng=0, progress=lambda n, est: seen.append(n))  # fmt: skip
     assert seen == [50, 100, 130] == list(run.history["labels"].values)
     assert run.estimate.labels_used == 130 == run.sampler.labels_used
-    assert set(run.history.data_vars) == {"estimate", "lower", "upper", "se"}
-    np.testing.assert_allclose(run.history["estimate"][-1], run.estimate.value)
+    assert set(run.history.data_vars) == {"estimate", "lower", "upper", "value", "se"}
+    np.testing.assert_allclose(run.history["value"][-1], run.estimate.value)
+    np.testing.assert_allclose(run.history["estimate"][-1], run.estimate.estimate)
     # the same run from an Oracle over positions and from the label array
     by_oracle = be.evaluate(pool, be.measures.Recall(), LabelOracle(truth), budget=130, rng=0)
     by_array = be.evaluate(pool, be.measures.Recall(), truth, budget=130, rng=0)
