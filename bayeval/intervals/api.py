@@ -7,8 +7,9 @@ from typing import Literal
 
 import numpy as np
 
+from bayeval._constraints import Integer, OneOf, Optional, Prob, Seed, Whole, validate
 from bayeval._core.binomial import BINOMIAL_METHODS
-from bayeval._validation import check_choice, check_count_array, check_prob, check_rng
+from bayeval._validation import check_choice, check_rng
 from bayeval.intervals._engines import DrawsBounds, Forced
 from bayeval.intervals.frequentist import (
     NORMAL_METHODS,
@@ -85,12 +86,8 @@ def _resolve_engine(engine, method):
 
 def _interval(sample, measure, method, allowed, *, prob, kind, engine, rng, draws, sampler_options):
     sample = _check_sample(sample)
-    check_choice(method, allowed, "method")
-    prob = check_prob(prob)
     kind, _ = resolve_kind(kind, None, BASES)
     engine = _resolve_engine(engine, method)
-    if draws is not None and (not isinstance(draws, (int, np.integer)) or draws < 1):
-        raise ValueError(f"`draws` must be a positive integer or None; got {draws!r}.")
     if measure in ("recall", "f1") and (sample.retrieved.all() or not sample.retrieved.any()):
         raise ValueError(f"{measure} needs strata in both segments; `sample` has only one.")
     if method in POSTERIOR_METHODS:
@@ -181,6 +178,13 @@ def rebuild(call, posterior) -> IntervalResult:
     return _result(sample, measure, method, bounds, prob=prob, kind=kind, engine=engine)
 
 
+@validate(
+    method=OneOf(RECALL_METHODS),
+    prob=Prob(),
+    engine=Optional(OneOf(ENGINES)),
+    rng=Seed(),
+    draws=Optional(Integer(minimum=1)),
+)
 def recall_interval(
     sample: StratifiedSample,
     method: RecallMethod = "beta-binomial-half",
@@ -283,6 +287,13 @@ def recall_interval(
     )
 
 
+@validate(
+    method=OneOf(PRECISION_METHODS),
+    prob=Prob(),
+    engine=Optional(OneOf(ENGINES)),
+    rng=Seed(),
+    draws=Optional(Integer(minimum=1)),
+)
 def precision_interval(
     sample: StratifiedSample,
     method: str = "beta-binomial-half",
@@ -333,6 +344,13 @@ def precision_interval(
     )
 
 
+@validate(
+    method=OneOf(F1_METHODS),
+    prob=Prob(),
+    engine=Optional(OneOf(ENGINES)),
+    rng=Seed(),
+    draws=Optional(Integer(minimum=1)),
+)
 def f1_interval(
     sample: StratifiedSample,
     method: str = "beta-binomial-half",
@@ -381,6 +399,7 @@ def f1_interval(
     )
 
 
+@validate(r=Whole(minimum=0), n=Whole(minimum=1), method=OneOf(BINOMIAL_METHODS), prob=Prob())
 def binomial_interval(
     r: int,
     n: int,
@@ -420,19 +439,10 @@ def binomial_interval(
     >>> print(f"{res.lower:.4f} {res.upper:.4f}")
     0.2720 0.7280
     """
-    r_arr = check_count_array(r, "r")
-    n_arr = check_count_array(n, "n")
-    if r_arr.size != 1 or n_arr.size != 1:
-        raise ValueError(f"`r` and `n` must be single counts; got r={r!r}, n={n!r}.")
-    r_i, n_i = int(r_arr[0]), int(n_arr[0])
-    if n_i < 1:
-        raise ValueError(f"`n` must be at least 1; got {n!r}.")
-    if r_i > n_i:
-        raise ValueError(f"`r` cannot exceed `n`; got r={r_i} > n={n_i}.")
-    check_choice(method, BINOMIAL_METHODS, "method")
-    prob = check_prob(prob)
+    if r > n:
+        raise ValueError(f"`r` cannot exceed `n`; got r={r} > n={n}.")
     kind, _ = resolve_kind(kind, None, ("design",))
-    bounds = binomial_engine(r_i, n_i, method)
+    bounds = binomial_engine(r, n, method)
     low, high = bounds.bounds(prob, kind)
     return IntervalResult(
         "proportion",
@@ -444,5 +454,5 @@ def binomial_interval(
         kind,
         None,
         bounds,
-        {"r": r_i, "n": n_i},
+        {"r": r, "n": n},
     )

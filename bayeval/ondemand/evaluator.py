@@ -10,13 +10,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bayeval._constraints import Integer, OneOf, Prob, validate
 from bayeval._core import joint_is
 from bayeval._validation import (
     check_binary,
-    check_choice,
     check_int,
     check_nonnegative,
-    check_prob,
     check_rng,
 )
 from bayeval.ondemand._registry import FALSE, UNKNOWN, Registry, System, draw, system_stream
@@ -26,6 +25,7 @@ __all__ = ["OnDemandEvaluator"]
 Estimator = Literal["joint", "simple"]
 IntervalKind = Literal["normal", "bootstrap", "bayes"]
 _MEASURES = ("precision", "recall", "f1")
+ESTIMATORS = ("joint", "simple")
 INTERVAL_NAMES = {
     "normal": "normal (Theorem 1 and delta-method standard errors)",
     "bootstrap": "percentile bootstrap over each independent sample",
@@ -299,6 +299,12 @@ class OnDemandEvaluator:
         return reg.ids(told), reg.label[told].astype(np.int8)
 
     # -- estimates --------------------------------------------------------------------------------
+    @validate(
+        estimator=OneOf(ESTIMATORS),
+        interval=OneOf(INTERVAL_NAMES),
+        prob=Prob(),
+        n_boot=Integer(minimum=2),
+    )
     def table(
         self,
         estimator: Estimator = "joint",
@@ -345,10 +351,6 @@ class OnDemandEvaluator:
         12 overlapping systems the joint normal intervals cover 0.90. All three kinds are
         zero-width when every label that matters agrees (no resample can differ).
         """
-        estimator = check_choice(estimator, ("joint", "simple"), "estimator")
-        interval = check_choice(interval, tuple(INTERVAL_NAMES), "interval")
-        prob = check_prob(prob)
-        n_boot = check_int(n_boot, "n_boot", minimum=2)
         if not self._reg.systems:
             raise ValueError("no system is submitted yet; call submit() first.")
         draws, weights = self._design(estimator)
@@ -379,6 +381,7 @@ class OnDemandEvaluator:
         }
         return frame
 
+    @validate(estimator=OneOf(ESTIMATORS), draws=Integer(minimum=1), chains=Integer(minimum=1))
     def estimate(self, estimator: Estimator = "joint", *, draws: int = 1000, chains: int = 4):
         """Return every system's precision, recall and F1 as a result (design and posterior).
 
@@ -397,7 +400,6 @@ class OnDemandEvaluator:
         """
         from bayeval.ondemand.result import SystemEstimates
 
-        estimator = check_choice(estimator, ("joint", "simple"), "estimator")
         if not self._reg.systems:
             raise ValueError("no system is submitted yet; call submit() first.")
         sample, weights = self._design(estimator)
@@ -415,6 +417,7 @@ class OnDemandEvaluator:
             posterior=self.posterior(estimator, draws=draws, chains=chains),
         )
 
+    @validate(estimator=OneOf(ESTIMATORS), draws=Integer(minimum=1), chains=Integer(minimum=1))
     def posterior(self, estimator: Estimator = "joint", *, draws: int = 1000, chains: int = 4):
         """Return the Bayesian bootstrap of every system's precision, recall and F1.
 
@@ -431,9 +434,7 @@ class OnDemandEvaluator:
         """
         import xarray as xr
 
-        estimator = check_choice(estimator, ("joint", "simple"), "estimator")
-        n_draws = check_int(draws, "draws", minimum=1)
-        n_chains = check_int(chains, "chains", minimum=1)
+        n_draws, n_chains = draws, chains
         sample, weights = self._design(estimator)
         reps = self._replicates(sample, weights, estimator, "bayes", n_draws * n_chains)
         valid = self._identifiable(sample, weights, estimator)

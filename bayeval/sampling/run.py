@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from bayeval._validation import check_choice, check_int, check_prob
+from bayeval._constraints import Integer, Prob, Seed, validate
+from bayeval._validation import check_choice
 from bayeval.sampling.base import Sampler
 from bayeval.sampling.estimate import Estimate
 
@@ -57,6 +58,7 @@ class Run:
     history: Any
 
 
+@validate(budget=Integer(minimum=1), prob=Prob(), rng=Seed())
 def evaluate(
     pool: Any,
     measure: Any,
@@ -111,8 +113,6 @@ def evaluate(
     >>> run.history.sizes["labels"], run.estimate.labels_used
     (4, 200)
     """
-    budget = check_int(budget, "budget", minimum=1)
-    prob = check_prob(prob)
     if budget > pool.size:
         raise ValueError(f"`budget` must be at most the pool size ({pool.size}); got {budget}.")
     if isinstance(sampler, Sampler):

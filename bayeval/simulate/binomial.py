@@ -28,8 +28,6 @@ References
 
 from __future__ import annotations
 
-import math
-from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -37,8 +35,8 @@ import xarray as xr
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
+from bayeval._constraints import OneOf, Prob, Whole, validate
 from bayeval._core.binomial import BINOMIAL_METHODS, binomial_bounds
-from bayeval._validation import check_choice, check_prob
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -58,16 +56,6 @@ _METHOD_NAMES = {
     "clopper-pearson": "Clopper-Pearson",
     "jeffreys": "Jeffreys",
 }
-
-
-def _check_n(n: Any) -> int:
-    if isinstance(n, bool | np.bool_) or not isinstance(n, Real):
-        raise ValueError(f"`n` must be a positive whole number of trials; got {n!r}.")
-    if not isinstance(n, Integral) and not (math.isfinite(n) and float(n).is_integer()):
-        raise ValueError(f"`n` must be a positive whole number of trials; got {n!r}.")
-    if n < 1:
-        raise ValueError(f"`n` must be at least 1; got {n!r}.")
-    return int(n)
 
 
 def _check_prevalences(prevalences: Any) -> np.ndarray:
@@ -136,6 +124,7 @@ def _default_grid(ends: np.ndarray) -> np.ndarray:
     return np.unique(np.clip(np.concatenate(parts), 0.0, 1.0))
 
 
+@validate(n=Whole(minimum=1), method=OneOf(BINOMIAL_METHODS), prob=Prob())
 def binomial_coverage(
     n: int,
     method: Literal["wald", "wilson", "agresti-coull", "clopper-pearson", "jeffreys"],
@@ -225,9 +214,6 @@ def binomial_coverage(
     >>> print(wald.coverage.values.round(3))
     [0.182 0.876 0.959]
     """
-    n = _check_n(n)
-    check_choice(method, BINOMIAL_METHODS, "method")
-    prob = check_prob(prob)
     low, high = _intervals(n, method, prob)
     ends = np.unique(np.concatenate([low, high]))
     pis = _default_grid(ends) if prevalences is None else _check_prevalences(prevalences)

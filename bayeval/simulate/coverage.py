@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import special
 
-from bayeval._validation import check_prob
+from bayeval._constraints import Integer, Prob, Seed, validate
 from bayeval.intervals.api import RECALL_METHODS
 from bayeval.results import Result
 from bayeval.simulate._decisions import NORMAL_TYPE, POSTERIOR_TYPE, misses, normal_bounds
@@ -37,18 +37,11 @@ METHODS = tuple(m for m in RECALL_METHODS if m != "beta-binomial-hierarchical")
 _STATS = ("coverage", "lower_gap", "upper_gap", "width")
 
 
-def _check_count(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"`{name}` must be a positive integer; got {value!r}.")
-    return int(value)
-
-
 def _root_seed(rng: Any) -> np.random.SeedSequence:
+    """Return the root seed: a Generator gives one draw of its stream, a seed is used as is."""
     if isinstance(rng, np.random.Generator):
         return np.random.SeedSequence(int(rng.integers(2**63)))
-    if rng is None or (isinstance(rng, int | np.integer) and not isinstance(rng, bool)):
-        return np.random.SeedSequence(rng)
-    raise ValueError(f"`rng` must be None, an int seed or a numpy.random.Generator; got {rng!r}.")
+    return np.random.SeedSequence(rng)
 
 
 def _realization_stats(pop, methods, resamples, prob, width_resamples, seed) -> np.ndarray:
@@ -104,6 +97,14 @@ def _progress(total: int, enabled: bool | None):
     return bar, task
 
 
+@validate(
+    realizations=Integer(minimum=1),
+    resamples=Integer(minimum=1),
+    prob=Prob(),
+    rng=Seed(),
+    width_resamples=Integer(minimum=1),
+    chunk_size=Integer(minimum=1),
+)
 def coverage_study(
     scenario: Scenario | str,
     methods: tuple[str, ...] | list[str] | None = None,
@@ -190,11 +191,6 @@ def coverage_study(
             f"`methods` must be a non-empty sequence of {', '.join(METHODS)}; got {list(methods)!r}"
             + (f" ({unknown[0]!r} is not one)." if unknown else ".")
         )
-    realizations = _check_count(realizations, "realizations")
-    resamples = _check_count(resamples, "resamples")
-    width_resamples = _check_count(width_resamples, "width_resamples")
-    chunk_size = _check_count(chunk_size, "chunk_size")
-    prob = check_prob(prob)
     root = _root_seed(rng)
     population_seed, outcome_seed = root.spawn(2)
     pops = scenario.realizations(realizations, rng=np.random.default_rng(population_seed))

@@ -55,9 +55,9 @@ def test_precision_binomial_needs_one_retrieved_stratum(stratified_sample):
     ("args", "message"),
     [
         ((5, 3), r"`r` cannot exceed `n`; got r=5 > n=3"),
-        ((1, 0), r"`n` must be at least 1"),
-        ((-1, 3), r"`r` must be non-negative"),
-        ((1.5, 3), r"`r` must contain whole numbers"),
+        ((1, 0), r"`n` must be a whole number >= 1; got 0"),
+        ((-1, 3), r"`r` must be a whole number >= 0; got -1"),
+        ((1.5, 3), r"`r` must be a whole number >= 0; got 1.5"),
     ],
 )
 def test_binomial_interval_bad_input(args, message):

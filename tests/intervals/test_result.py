@@ -80,7 +80,7 @@ def test_repr_is_readable(webber_example):
             lambda s: be.recall_interval(s, method="beta-binomial-hierarchical", engine="exact"),
             r"no closed-form posterior; use engine='pymc'",
         ),
-        (lambda s: be.recall_interval(s, draws=0), r"`draws` must be a positive integer"),
+        (lambda s: be.recall_interval(s, draws=0), r"`draws` must be an integer >= 1; got 0"),
         (lambda s: be.recall_interval(s, rng="seed"), r"`rng` must be None, an int seed"),
         (lambda s: be.recall_interval(s.to_frame()), r"`sample` must be a bayeval"),
         (lambda s: be.f1_interval(s, method="wilson"), r"`method` must be one of"),

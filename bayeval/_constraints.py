@@ -1,0 +1,211 @@
+"""Declarative parameter checks: one decorator, one message style, introspectable constraints.
+
+``@validate(prob=Prob(), method=OneOf(METHODS), budget=Whole(minimum=1))`` checks the named
+arguments of every call before the function runs and passes them on normalised (``prob`` as a
+float, ``budget`` as an int). Each constraint says what it allows (:meth:`Constraint.allowed`)
+and gives a value it refuses (:meth:`Constraint.bad_example`), so one parametrised test can call
+every decorated function with a bad value of every parameter and check the message: it names
+the parameter, what was given and what is allowed, in the style of scikit-learn's
+``_param_validation``. The checks themselves are :mod:`bayeval._validation`'s.
+
+Examples
+--------
+>>> @validate(prob=Prob(), n=Whole(minimum=1))
+... def width(n, prob=0.95):
+...     return n, prob
+>>> width(10.0, prob=0.9)
+(10, 0.9)
+>>> width(0)
+Traceback (most recent call last):
+...
+ValueError: `n` must be a whole number >= 1; got 0.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from bayeval._validation import (
+    check_choice,
+    check_int,
+    check_positive,
+    check_prob,
+    check_rng,
+    check_whole,
+)
+
+__all__ = ["Constraint", "Integer", "OneOf", "Optional", "Positive", "Prob", "Seed", "Whole"]
+
+
+class Constraint:
+    """What one parameter may be: ``check`` returns the normalised value or raises."""
+
+    def check(self, value: Any, name: str) -> Any:
+        raise NotImplementedError
+
+    def allowed(self) -> str:
+        """Describe what is allowed, as the message says it."""
+        raise NotImplementedError
+
+    def bad_example(self) -> Any:
+        """Return a value the constraint refuses."""
+        raise NotImplementedError
+
+    def good_example(self) -> Any:
+        """Return a value the constraint accepts."""
+        raise NotImplementedError
+
+
+class Prob(Constraint):
+    """A probability in the open interval (0, 1)."""
+
+    def check(self, value, name):
+        return check_prob(value, name)
+
+    def allowed(self):
+        return "open interval (0, 1)"
+
+    def bad_example(self):
+        return 1.5
+
+    def good_example(self):
+        return 0.9
+
+
+class OneOf(Constraint):
+    """One of a fixed set of strings."""
+
+    def __init__(self, options: Iterable[str]):
+        self.options = tuple(options)
+
+    def check(self, value, name):
+        return check_choice(value, self.options, name)
+
+    def allowed(self):
+        return f"one of {', '.join(repr(o) for o in self.options)}"
+
+    def bad_example(self):
+        return "no-such-option"
+
+    def good_example(self):
+        return self.options[0]
+
+
+class Whole(Constraint):
+    """A whole number ``>= minimum`` (whole floats such as ``2e9`` are accepted)."""
+
+    def __init__(self, *, minimum: int):
+        self.minimum = minimum
+
+    def check(self, value, name):
+        return check_whole(value, name, minimum=self.minimum)
+
+    def allowed(self):
+        return f"a whole number >= {self.minimum}"
+
+    def bad_example(self):
+        return self.minimum - 1
+
+    def good_example(self):
+        return self.minimum + 1
+
+
+class Integer(Constraint):
+    """An integer ``>= minimum``; floats, even whole ones, are refused."""
+
+    def __init__(self, *, minimum: int):
+        self.minimum = minimum
+
+    def check(self, value, name):
+        return check_int(value, name, minimum=self.minimum)
+
+    def allowed(self):
+        return f"an integer >= {self.minimum}"
+
+    def bad_example(self):
+        return self.minimum - 1
+
+    def good_example(self):
+        return self.minimum + 1
+
+
+class Positive(Constraint):
+    """A finite number ``> 0``."""
+
+    def check(self, value, name):
+        return check_positive(value, name)
+
+    def allowed(self):
+        return "a positive number"
+
+    def bad_example(self):
+        return -1.0
+
+    def good_example(self):
+        return 1.0
+
+
+class Seed(Constraint):
+    """``None``, an int seed or a ``numpy.random.Generator`` (passed on unchanged)."""
+
+    def check(self, value, name):
+        check_rng(value)  # raises naming `rng`, the only seed parameter's name
+        return value
+
+    def allowed(self):
+        return "None, an int seed or a numpy.random.Generator"
+
+    def bad_example(self):
+        return "seed"
+
+    def good_example(self):
+        return 0
+
+
+class Optional(Constraint):
+    """``None`` or what ``inner`` allows."""
+
+    def __init__(self, inner: Constraint):
+        self.inner = inner
+
+    def check(self, value, name):
+        return None if value is None else self.inner.check(value, name)
+
+    def allowed(self):
+        return self.inner.allowed()
+
+    def bad_example(self):
+        return self.inner.bad_example()
+
+    def good_example(self):
+        return None
+
+
+def validate(**constraints: Constraint) -> Callable:
+    """Check the named arguments of each call against ``constraints`` before the call.
+
+    The decorated function keeps its signature and docstring; ``func.__constraints__`` holds
+    the constraints. Defaults are not checked (they are the author's, and right).
+    """
+
+    def decorate(func: Callable) -> Callable:
+        signature = inspect.signature(func)
+        unknown = set(constraints) - set(signature.parameters)
+        if unknown:
+            raise TypeError(f"{func.__qualname__} has no parameters {sorted(unknown)}")
+
+        @functools.wraps(func)
+        def checked(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            for name, constraint in constraints.items():
+                if name in bound.arguments:
+                    bound.arguments[name] = constraint.check(bound.arguments[name], name)
+            return func(*bound.args, **bound.kwargs)
+
+        checked.__constraints__ = dict(constraints)
+        return checked
+
+    return decorate
