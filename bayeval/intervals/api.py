@@ -66,6 +66,17 @@ def _check_sample(sample):
     return sample
 
 
+def _checked(methods):
+    """Declare the checks of the interval functions of a stratified sample."""
+    return validate(
+        method=OneOf(methods),
+        prob=Prob(),
+        engine=Optional(OneOf(ENGINES)),
+        rng=Seed(),
+        draws=Optional(Integer(minimum=1)),
+    )
+
+
 def _resolve_engine(engine, method):
     if method not in POSTERIOR_METHODS:
         if engine is not None:
@@ -120,18 +131,14 @@ def _result(sample, measure, method, bounds, *, prob, kind, engine):
         r_ret = sample.positives[sample.retrieved].sum()
         r_unret = sample.positives[~sample.retrieved].sum()
         bounds = Forced(bounds, low_zero=r_ret == 0, high_one=r_unret == 0)
+    return _wrap(measure, method, bounds, prob, kind, engine, {"sample": sample})
+
+
+def _wrap(measure, method, bounds, prob, kind, engine, inputs) -> IntervalResult:
+    """Wrap ``bounds`` at ``prob`` and ``kind`` in a result (``inputs`` rebuild it on `load`)."""
     low, high = bounds.bounds(prob, kind)
     return IntervalResult(
-        measure,
-        method,
-        bounds.estimate,
-        low,
-        high,
-        prob,
-        kind,
-        engine,
-        bounds,
-        {"sample": sample},
+        measure, method, bounds.estimate, low, high, prob, kind, engine, bounds, inputs
     )
 
 
@@ -178,13 +185,7 @@ def rebuild(call, posterior) -> IntervalResult:
     return _result(sample, measure, method, bounds, prob=prob, kind=kind, engine=engine)
 
 
-@validate(
-    method=OneOf(RECALL_METHODS),
-    prob=Prob(),
-    engine=Optional(OneOf(ENGINES)),
-    rng=Seed(),
-    draws=Optional(Integer(minimum=1)),
-)
+@_checked(RECALL_METHODS)
 def recall_interval(
     sample: StratifiedSample,
     method: RecallMethod = "beta-binomial-half",
@@ -287,13 +288,7 @@ def recall_interval(
     )
 
 
-@validate(
-    method=OneOf(PRECISION_METHODS),
-    prob=Prob(),
-    engine=Optional(OneOf(ENGINES)),
-    rng=Seed(),
-    draws=Optional(Integer(minimum=1)),
-)
+@_checked(PRECISION_METHODS)
 def precision_interval(
     sample: StratifiedSample,
     method: str = "beta-binomial-half",
@@ -344,13 +339,7 @@ def precision_interval(
     )
 
 
-@validate(
-    method=OneOf(F1_METHODS),
-    prob=Prob(),
-    engine=Optional(OneOf(ENGINES)),
-    rng=Seed(),
-    draws=Optional(Integer(minimum=1)),
-)
+@_checked(F1_METHODS)
 def f1_interval(
     sample: StratifiedSample,
     method: str = "beta-binomial-half",
@@ -443,16 +432,4 @@ def binomial_interval(
         raise ValueError(f"`r` cannot exceed `n`; got r={r} > n={n}.")
     kind, _ = resolve_kind(kind, None, ("design",))
     bounds = binomial_engine(r, n, method)
-    low, high = bounds.bounds(prob, kind)
-    return IntervalResult(
-        "proportion",
-        method,
-        bounds.estimate,
-        low,
-        high,
-        prob,
-        kind,
-        None,
-        bounds,
-        {"r": r, "n": n},
-    )
+    return _wrap("proportion", method, bounds, prob, kind, None, {"r": r, "n": n})
