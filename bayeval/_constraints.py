@@ -97,6 +97,8 @@ class OneOf(Constraint):
 class Whole(Constraint):
     """A whole number ``>= minimum`` (whole floats such as ``2e9`` are accepted)."""
 
+    words = "a whole number"
+
     def __init__(self, *, minimum: int):
         self.minimum = minimum
 
@@ -104,7 +106,7 @@ class Whole(Constraint):
         return check_whole(value, name, minimum=self.minimum)
 
     def allowed(self):
-        return f"a whole number >= {self.minimum}"
+        return f"{self.words} >= {self.minimum}"
 
     def bad_example(self):
         return self.minimum - 1
@@ -113,23 +115,13 @@ class Whole(Constraint):
         return self.minimum + 1
 
 
-class Integer(Constraint):
+class Integer(Whole):
     """An integer ``>= minimum``; floats, even whole ones, are refused."""
 
-    def __init__(self, *, minimum: int):
-        self.minimum = minimum
+    words = "an integer"
 
     def check(self, value, name):
         return check_int(value, name, minimum=self.minimum)
-
-    def allowed(self):
-        return f"an integer >= {self.minimum}"
-
-    def bad_example(self):
-        return self.minimum - 1
-
-    def good_example(self):
-        return self.minimum + 1
 
 
 class Positive(Constraint):
