@@ -228,7 +228,7 @@ def draws_interval(
 
 
 class Result:
-    """Base of every result: the protocol above, from four methods a subclass writes.
+    """Base of every result: the protocol above, from a few methods a subclass writes.
 
     A subclass sets :attr:`bases` (its default basis first) and implements
 
