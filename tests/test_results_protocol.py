@@ -46,22 +46,29 @@ CASES = {
 
 def _sampler_estimate(sampler="static_is", measure=None, systems=1, labels=300, **options):
     """A sampler's estimate after ``labels`` labels of a seeded pool (positives 3%)."""
+    return _sampler_run(sampler, measure, systems, labels, **options).estimate
+
+
+def _sampler_run(sampler="static_is", measure=None, systems=1, labels=300, **options):
+    """A sampler's run of ``labels`` labels on a seeded pool (positives 3%)."""
     gen = np.random.default_rng(11)
     truth = gen.random(4000) < 0.03
     scores = np.where(truth, gen.beta(5, 2, 4000), gen.beta(1, 10, 4000))
     if systems > 1:
         scores = np.stack([scores, np.clip(scores + gen.normal(0, 0.2, 4000), 0, 1)], axis=1)
     pool = be.Pool(scores, systems=None if systems == 1 else ["a", "b"])
-    run = be.evaluate(
+    return be.evaluate(
         pool, measure or be.measures.FScore(), truth, labels, sampler=sampler, rng=0, **options
     )
-    return run.estimate
 
 
 CASES.update(
     {
         # sampler estimates: design and posterior bases, labelled dims, no model, fallback
         "static_is f1": lambda: _sampler_estimate(),
+        "static_is f1, robust model (a hull of floor priors)": lambda: (
+            _sampler_run().sampler.estimate(model=be.models.ScoreCalibration.robust())
+        ),
         "ais f1 of two systems": lambda: _sampler_estimate("ais", systems=2),
         "passive pr curve": lambda: _sampler_estimate(
             "passive", be.measures.PrecisionRecallCurve([0.3, 0.6])

@@ -24,6 +24,7 @@ these transforms.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,33 +46,42 @@ __all__ = [
 class SharePrior:
     """Prior of the logarithm of a floor or ceiling gap, on ``[lo, hi]``.
 
-    Uniform there without ``sd``; with it, ``Normal(centre, sd)`` truncated to ``[lo, hi]``.
+    Uniform there without ``sd`` (the share is log-uniform); with it, ``Normal(centre, sd)``
+    truncated to ``[lo, hi]``; with ``jeffreys``, the share itself has Jeffreys' prior of a
+    binomial proportion, ``Beta(1/2, 1/2)``, truncated to ``[e^lo, e^hi]``.
     """
 
     lo: float
     hi: float
     centre: float = 0.0
     sd: float | None = None
+    jeffreys: bool = False
 
     def log_share(self, v: np.ndarray) -> np.ndarray:
         """``log share = lo + (hi - lo) expit(v)`` of the unconstrained ``v``."""
         return self.lo + (self.hi - self.lo) * special.expit(v)
 
     def log_density(self, v: np.ndarray) -> np.ndarray:
-        """Log prior density of ``v``: the transform's log Jacobian, plus the normal term."""
+        """Log prior density of ``v``: the transform's log Jacobian, plus the shape's term."""
         out = -np.logaddexp(0, v) - np.logaddexp(0, -v)  # log expit(v) (1 - expit(v))
         if self.sd is not None:
             out = out - 0.5 * ((self.log_share(v) - self.centre) / self.sd) ** 2
+        if self.jeffreys:
+            # x = log share: Beta(1/2, 1/2) in the share is e^(x/2) (1 - e^x)^(-1/2) in x
+            x = self.log_share(v)
+            out = out + x / 2 - 0.5 * np.log1p(-np.exp(x))
         return out
 
     def d_log_density(self, v: float) -> float:
         """Return the derivative of :meth:`log_density` in ``v``."""
         e = special.expit(v)
         out = 1 - 2 * e
+        dx_dv = (self.hi - self.lo) * e * (1 - e)
         if self.sd is not None:
-            out -= (
-                (self.log_share(v) - self.centre) / self.sd**2 * (self.hi - self.lo) * e * (1 - e)
-            )
+            out -= (self.log_share(v) - self.centre) / self.sd**2 * dx_dv
+        if self.jeffreys:
+            share = math.exp(self.log_share(v))
+            out += (0.5 + 0.5 * share / (1 - share)) * dx_dv
         return out
 
 

@@ -79,9 +79,12 @@ def _log_share(name: str, share: Any):
     """Return the log of a floor or ceiling gap, a PyMC variable with its ``SharePrior``."""
     import pymc as pm
 
-    if share.sd is None:
-        return pm.Uniform(name, share.lo, share.hi)
-    return pm.TruncatedNormal(name, share.centre, share.sd, lower=share.lo, upper=share.hi)
+    if share.sd is not None:
+        return pm.TruncatedNormal(name, share.centre, share.sd, lower=share.lo, upper=share.hi)
+    log_share = pm.Uniform(name, share.lo, share.hi)
+    if share.jeffreys:  # Beta(1/2, 1/2) in the share: e^(x/2) (1 - e^x)^(-1/2) in its log x
+        pm.Potential(f"{name}_jeffreys", log_share / 2 - 0.5 * pm.math.log1mexp(log_share))
+    return log_share
 
 
 def sample_score_calibration(prior: Any, rows: Any, spec: Any, *, rng: np.random.Generator):

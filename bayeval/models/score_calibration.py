@@ -32,7 +32,9 @@ SHARE_MAX = 0.5
 # positive) = P(phi M > 1) = 4% and P(phi M > 10) = 1%; truncated 6 sd below its centre
 SCEPTICAL_MEDIAN_EXPECTED = 0.001
 SCEPTICAL_SD = 4.0
-FLOORS = ("none", "sceptical", "open")
+FLOORS = ("none", "sceptical", "open", "jeffreys")
+# The robust variant's class of floor priors; the first gives the estimate (see `robust`)
+ROBUST_FLOORS = ("open", "jeffreys", "sceptical")
 
 
 class CalibrationWarning(UserWarning):
@@ -53,7 +55,8 @@ class ScoreCalibration:
     is the share of positives that no score predicts, the ceiling gap ``psi`` (``ceiling=True``,
     the default) the share of negatives that no score predicts. By default the floor's prior is
     sceptical (hidden positives are unlikely until labels among low scores show some);
-    :meth:`robust` gives it an open prior.
+    :meth:`robust` fits the model under a class of floor priors, from sceptical to open, and
+    reports the hull of their intervals.
 
     Labelled items are known; the unlabelled items are drawn from the posterior predictive, so
     the posterior is that of the measure of *this* pool (finite-population inference).
@@ -68,7 +71,7 @@ class ScoreCalibration:
         times steeper than calibrated.
     group_scale : float, default 2.0
         ``delta_g ~ Normal(0, group_scale)``, several systems only.
-    floor : {"sceptical", "open", "none"}, default "sceptical"
+    floor : {"sceptical", "open", "jeffreys", "none"} or tuple of them, default "sceptical"
         The prior of the floor, for a pool of ``M`` items. ``"sceptical"``:
         ``log(phi M) ~ Normal(log 0.001, 4)``, the expected hidden positives ``phi M`` below
         one with probability 0.96 and below ten with 0.99: the model trusts that positives
@@ -77,8 +80,18 @@ class ScoreCalibration:
         ``"open"``: ``log phi ~ Uniform(log(0.1 / M), log(1 / 2))``, every order of magnitude
         of hidden positives from a tenth of an item to half the pool equally plausible before
         the labels; intervals stay wide until many labels fall among the low scores, but
-        they hold where positives hide in numbers no label can see (:meth:`robust`).
-        ``"none"``: ``phi = 0``, the plain curve.
+        they hold where positives hide in numbers no label can see. ``"jeffreys"``:
+        ``phi ~ Beta(1/2, 1/2)`` truncated to the same range, Jeffreys' prior of a proportion
+        (Brown, Cai & DasGupta 2001): more weight on larger floors than ``"open"`` (about 1% of
+        the prior below ten hidden positives where ``"open"`` has a third), so with no positive
+        found among ``n`` low-score labels its 97.5% bound of ``n phi`` is about 2.5 where
+        ``"open"``'s is about 1.2 and the exact Poisson bound 3.7. ``"none"``: ``phi = 0``,
+        the plain curve. A tuple of two or more: the model is fitted under each floor prior
+        and the credible intervals of :class:`bayeval.sampling.Estimate` are the hull of
+        theirs, an interval that holds under every prior of the class and every mixture of
+        them (robust Bayesian analysis, Berger 1994); the first prior gives the posterior
+        draws, the estimate and the ``posterior`` group, the others the ``floor_priors`` group
+        (:meth:`robust`).
     ceiling : bool, default True
         ``log psi ~ Uniform(log(0.1 / M), log(1 / 2))`` likewise: negatives among the
         highest scores, which a curve rising to 1 rules out (false positives that no score
@@ -122,7 +135,7 @@ class ScoreCalibration:
     intercept_scale: float = 5.0
     slope_scale: float = 5.0
     group_scale: float = 2.0
-    floor: Literal["sceptical", "open", "none"] = "sceptical"
+    floor: str | tuple[str, ...] = "sceptical"
     ceiling: bool = True
     bins: int = 1024
     draws: int = 1000
@@ -135,7 +148,14 @@ class ScoreCalibration:
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"`{name}` must be a positive number; got {value!r}.")
-        check_choice(self.floor, FLOORS, "floor")
+        floors = self.floor if isinstance(self.floor, tuple) else (self.floor,)
+        for name in floors:
+            check_choice(name, FLOORS, "floor")
+        if isinstance(self.floor, tuple) and (len(floors) < 2 or len(set(floors)) < len(floors)):
+            raise ValueError(
+                f"`floor` must be one of {list(FLOORS)} or a tuple of two or more distinct ones; "
+                f"got {self.floor!r}."
+            )
         if not isinstance(self.ceiling, bool):
             raise ValueError(f"`ceiling` must be True or False; got {self.ceiling!r}.")
         check_int(self.bins, "bins", minimum=2)
@@ -148,16 +168,28 @@ class ScoreCalibration:
         check_choice(self.engine, ("fast", "pymc"), "engine")
         check_choice(self.nuts_sampler, ("pymc", "nutpie"), "nuts_sampler")
 
+    @property
+    def floors(self) -> tuple[str, ...]:
+        """The floor priors the model is fitted under, the one giving the estimate first."""
+        return self.floor if isinstance(self.floor, tuple) else (self.floor,)
+
     @classmethod
     def robust(cls, **options: Any) -> ScoreCalibration:
-        """Return the robust variant: an open floor beside the ceiling gap.
+        """Return the robust variant: the hull over the open, Jeffreys and sceptical floors.
+
+        With no positive found among the low scores, the labels cannot tell "no hidden
+        positive" from "a few hidden positives per thousand items"; each floor prior then
+        decides alone, and none is right on every pool (the model card's Known limits: the
+        open prior is too sure on pools that hide positives, Jeffreys' pulls recall down where
+        none hide, the sceptical one assumes none). The robust variant's interval holds under
+        all three; its estimate is the open floor's posterior median.
 
         Examples
         --------
-        >>> ScoreCalibration.robust(draws=400).floor
-        'open'
+        >>> ScoreCalibration.robust(draws=400).floors
+        ('open', 'jeffreys', 'sceptical')
         """
-        return cls(floor="open", ceiling=True, **options)
+        return cls(floor=ROBUST_FLOORS, ceiling=True, **options)
 
     def bind(self, pool: Any, target: Any) -> BoundCalibration:
         """Aggregate ``pool`` into the model's rows for a measure.
@@ -221,25 +253,30 @@ class BoundCalibration:
         self.t = t_sum[used] / self.sizes
         self.group = (used // self.n_patterns) % self.n_groups
         self.pattern = used % self.n_patterns
-        open_share = kernel.SharePrior(
-            math.log(SHARE_MIN_EXPECTED / pool.size), math.log(SHARE_MAX)
-        )
+        share_range = (math.log(SHARE_MIN_EXPECTED / pool.size), math.log(SHARE_MAX))
+        open_share = kernel.SharePrior(*share_range)
         centre = math.log(SCEPTICAL_MEDIAN_EXPECTED / pool.size)
         floors = {
             "none": None,
             "open": open_share,
+            "jeffreys": kernel.SharePrior(*share_range, jeffreys=True),
             "sceptical": kernel.SharePrior(
                 centre - 6 * SCEPTICAL_SD, math.log(SHARE_MAX), centre, SCEPTICAL_SD
             ),
         }
-        self.prior = kernel.CalibrationPrior(
-            spec.intercept_scale,
-            spec.slope_scale,
-            spec.group_scale,
-            self.n_groups,
-            floors[spec.floor],
-            open_share if spec.ceiling else None,
+        #: one prior per floor of ``spec.floors``; the first is :attr:`prior`
+        self.priors = tuple(
+            kernel.CalibrationPrior(
+                spec.intercept_scale,
+                spec.slope_scale,
+                spec.group_scale,
+                self.n_groups,
+                floors[name],
+                open_share if spec.ceiling else None,
+            )
+            for name in spec.floors
         )
+        self.prior = self.priors[0]
 
     # -- rows -------------------------------------------------------------------------------
     def _standardisation(self) -> list[tuple[float, float]]:
@@ -407,49 +444,59 @@ class BoundCalibration:
         k, m = self.labelled_rows(positions, labels)
         has = (k + m) > 0
         rows = kernel.Rows(self.t[has], self.group[has], k[has], m[has])
-        spec = self.spec
-        sample_stats = None
-        if spec.engine == "fast":
-            # no warm start: the same labels and seed give the same draws, whatever ran before
-            fit = kernel.draw_parameters(
-                self.prior, rows, spec.draws, rng, n_proposals=2 * spec.draws
-            )
-            theta = fit.theta
-            attrs = {"engine": "fast", "importance_ess": fit.ess, "proposals": fit.n_proposals}
-            if fit.ess < 0.2 * spec.draws:
-                warnings.warn(
-                    f"ScoreCalibration: the importance weights of the fast engine are "
-                    f"concentrated (effective sample size {fit.ess:.0f} from {fit.n_proposals} "
-                    f"proposals, for {spec.draws} draws); "
-                    "its draws of `intercept` and `slope` may be unreliable: use "
-                    "engine='pymc'.",
-                    CalibrationWarning,
-                    stacklevel=2,
-                )
-        else:
-            from bayeval.models._score_calibration_pymc import sample_score_calibration
-
-            theta, sample_stats = sample_score_calibration(self.prior, rows, spec, rng=rng)
-            attrs = {"engine": "pymc", "nuts_sampler": spec.nuts_sampler}
         unlabelled = self.sizes - (k + m if finite else 0)
         counts = (k, m, unlabelled, finite)
+        theta, attrs, sample_stats = self._draw_parameters(self.prior, rows, rng)
         measure = self._measure_draws(theta, counts, rng)
+        others = {}  # the other floor priors of the class: their parameters and measure
+        for name, prior in zip(self.spec.floors[1:], self.priors[1:], strict=True):
+            other_theta, _, _ = self._draw_parameters(prior, rows, rng)
+            others[name] = (other_theta, self._measure_draws(other_theta, counts, rng, prior))
         seed = int(rng.integers(2**63))  # for the extra groups of to_datatree
-        return CalibrationPosterior(self, theta, measure, rows, counts, attrs, sample_stats, seed)
+        return CalibrationPosterior(
+            self, theta, measure, rows, counts, attrs, sample_stats, seed, others
+        )
+
+    def _draw_parameters(self, prior, rows, rng):
+        """Posterior draws ``theta`` under ``prior``, the engine's attributes and NUTS stats."""
+        spec = self.spec
+        if spec.engine == "pymc":
+            from bayeval.models._score_calibration_pymc import sample_score_calibration
+
+            theta, sample_stats = sample_score_calibration(prior, rows, spec, rng=rng)
+            return theta, {"engine": "pymc", "nuts_sampler": spec.nuts_sampler}, sample_stats
+        # no warm start: the same labels and seed give the same draws, whatever ran before
+        fit = kernel.draw_parameters(prior, rows, spec.draws, rng, n_proposals=2 * spec.draws)
+        if fit.ess < 0.2 * spec.draws:
+            warnings.warn(
+                f"ScoreCalibration: the importance weights of the fast engine are "
+                f"concentrated (effective sample size {fit.ess:.0f} from {fit.n_proposals} "
+                f"proposals, for {spec.draws} draws); "
+                "its draws of `intercept` and `slope` may be unreliable: use "
+                "engine='pymc'.",
+                CalibrationWarning,
+                stacklevel=3,
+            )
+        attrs = {"engine": "fast", "importance_ess": fit.ess, "proposals": fit.n_proposals}
+        return fit.theta, attrs, None
 
     def _prior_draws(self, n: int, rng: np.random.Generator) -> np.ndarray:
         prior = self.prior
+        from scipy import stats
+
         G = prior.n_groups
         cols = [rng.normal(0, prior.intercept_scale, n)]
         if G > 1:
             cols.extend(rng.normal(0, prior.group_scale, (G, n)))
         cols.append(np.log(np.abs(rng.normal(0, prior.slope_scale, n))))
         for share in prior.bounded:  # position in the log range: its logit
-            if share.sd is None:
+            if share.jeffreys:  # Beta(1/2, 1/2) truncated to the range, by its inverse CDF
+                ends = stats.beta.cdf(np.exp([share.lo, share.hi]), 0.5, 0.5)
+                phi = stats.beta.ppf(rng.uniform(*ends, n), 0.5, 0.5)
+                u = (np.log(phi) - share.lo) / (share.hi - share.lo)
+            elif share.sd is None:
                 u = rng.random(n)
             else:
-                from scipy import stats
-
                 lo, hi = ((x - share.centre) / share.sd for x in (share.lo, share.hi))
                 log_share = stats.truncnorm.rvs(
                     lo, hi, loc=share.centre, scale=share.sd, size=n, random_state=rng
@@ -458,11 +505,15 @@ class BoundCalibration:
             cols.append(np.log(u) - np.log1p(-u))
         return np.stack(cols, axis=1)
 
-    def _measure_draws(self, theta, counts, rng) -> np.ndarray:
-        """Draws of the measure ``(draws, outputs)`` given parameter draws ``theta``."""
+    def _measure_draws(self, theta, counts, rng, prior=None) -> np.ndarray:
+        """Draws of the measure ``(draws, outputs)`` given parameter draws ``theta`` of ``prior``.
+
+        ``prior`` defaults to :attr:`prior`.
+        """
         k, m, unlabelled, finite = counts
         target = self.target
-        prob = kernel.positive_probability(theta, self.prior, self.t, self.group)
+        prior = self.prior if prior is None else prior
+        prob = kernel.positive_probability(theta, prior, self.t, self.group)
         table = target.table  # (P, 2, D)
         if finite:
             loss = table[self.pattern]  # (rows, 2, D)
@@ -493,16 +544,31 @@ class CalibrationPosterior:
         e.g. recall when a draw has no positive at all).
     attrs : dict
         The engine and its diagnostics (the importance sampler's effective sample size).
+    others : dict
+        Under each further floor prior of the specification (``floor`` a tuple), its
+        ``(theta, measure)`` draws; empty with one floor prior.
     """
 
-    def __init__(self, bound, theta, measure, rows, counts, attrs, sample_stats, seed):
+    def __init__(self, bound, theta, measure, rows, counts, attrs, sample_stats, seed, others):
         self.bound, self.theta, self.measure = bound, theta, measure
         self.rows, self.counts, self.attrs = rows, counts, attrs
         self._sample_stats, self._seed = sample_stats, seed
+        self.others = others
 
     def measure_draws(self) -> np.ndarray:
-        """``(draws, outputs)`` draws of the measure."""
+        """``(draws, outputs)`` draws of the measure (under the first floor prior)."""
         return self.measure
+
+    def floor_prior_draws(self) -> dict[str, np.ndarray] | None:
+        """``(draws, outputs)`` draws of the measure under each floor prior, or ``None`` with one.
+
+        The credible interval of a class of floor priors is the hull of these draws'
+        intervals (:class:`bayeval.sampling.Estimate`).
+        """
+        if not self.others:
+            return None
+        first = self.bound.spec.floors[0]
+        return {first: self.measure, **{name: draws for name, (_, draws) in self.others.items()}}
 
     def to_datatree(self):
         """Return the ArviZ ``xarray.DataTree`` of the posterior.
@@ -514,7 +580,9 @@ class CalibrationPosterior:
         variables under the prior, labelled items still known), ``posterior_predictive``
         (``y``: replicated positives of each labelled row), ``log_likelihood`` and
         ``observed_data`` (``y`` over dim ``row``), ``constant_data`` (each row's ``t`` and
-        ``trials``) and, for ``engine="pymc"``, ``sample_stats``.
+        ``trials``) and, for ``engine="pymc"``, ``sample_stats``. With several floor priors
+        the ``posterior`` group is the first one's and ``floor_priors`` holds its variables
+        under each of them (dim ``floor_prior``; ``floor`` only where every prior has one).
         """
         import xarray as xr
         from scipy import special
@@ -525,7 +593,7 @@ class CalibrationPosterior:
         C = spec.chains
         D = theta.shape[0] // C
 
-        def variables(draws, measure):
+        def variables(draws, measure, prior=prior):
             intercept, slope, phi, psi = kernel.unpack(draws, prior)
             data = {}
             if prior.n_groups > 1:
@@ -581,6 +649,22 @@ class CalibrationPosterior:
         }
         if self._sample_stats is not None:
             groups["sample_stats"] = self._sample_stats
+        by_floor = self.floor_prior_draws()
+        if by_floor is not None:
+            members = [variables(self.theta, self.measure)] + [
+                variables(theta_, draws, member)
+                for (theta_, draws), member in zip(
+                    self.others.values(), bound.priors[1:], strict=True
+                )
+            ]
+            shared = [v for v in members[0] if all(v in m for m in members)]  # "none" has no floor
+            groups["floor_priors"] = xr.Dataset(
+                {
+                    v: (("floor_prior", *members[0][v][0]), np.stack([m[v][1] for m in members]))
+                    for v in shared
+                },
+                coords={**coords, "floor_prior": list(by_floor)},
+            )
         return xr.DataTree.from_dict(groups)
 
 

@@ -18,8 +18,9 @@ from bayeval.sampling.static import score_weights
 
 __all__ = ["AIS"]
 
-# the default model of the proposal: frozen, so one instance can be every default
-_ROBUST = ScoreCalibration.robust()
+# the default model of the proposal (the robust variant's first floor prior, the open one):
+# frozen, so one instance can be every default
+_OPEN_FLOOR = ScoreCalibration(floor="open")
 
 
 class AIS(ImportanceSampler):
@@ -59,12 +60,13 @@ class AIS(ImportanceSampler):
     defensive : float, default 0.0
         Mix ``delta`` of the uniform distribution into the proposal (§3.3.1), so the samples
         can be reused for other measures. ``anchor + defensive`` must be below 1.
-    calibration : bayeval.models.ScoreCalibration or None, default ScoreCalibration.robust()
+    calibration : bayeval.models.ScoreCalibration or None, default ScoreCalibration(floor="open")
         The model of the labels whose posterior drives the proposal: after each stage,
         ``pi_t(1 | cell)`` is its posterior predictive probability of a positive at the cell's
-        mean logit-score, averaged over ``10 * sweeps`` posterior draws. The robust variant's
-        floor keeps the proposal looking among low scores for as long as the labels cannot
-        rule out positives hidden there (the tail of the measure's posterior; see the notes).
+        mean logit-score, averaged over ``10 * sweeps`` posterior draws (under the first floor
+        prior of a model with several). The open floor (the robust variant's first) keeps the
+        proposal looking among low scores for as long as the labels cannot rule out positives
+        hidden there (the tail of the measure's posterior; see the notes).
         ``None``: the Dirichlet tree's response, as in the paper's Algorithm 1. The first
         stage (no labels) uses the tree's prior either way.
     posterior_draws : int, default 500
@@ -140,7 +142,7 @@ class AIS(ImportanceSampler):
         defensive: float = 0.0,
         posterior_draws: int = 500,
         posterior_thin: int = 10,
-        calibration: Any = _ROBUST,
+        calibration: Any = _OPEN_FLOOR,
         batch_size: int = 50,
         rng: Any = None,
     ):

@@ -61,7 +61,9 @@ class Estimate(Result):
     default from :class:`bayeval.models.ScoreCalibration`: a calibration curve of the labels
     given the scores, learned from the labels, with the unlabelled items drawn from its
     posterior predictive), with the posterior median as the estimate, which always lies inside
-    the equal-tailed interval.
+    the equal-tailed interval. A model fitted under a class of floor priors
+    (:meth:`~bayeval.models.ScoreCalibration.robust`) gives the hull of the intervals under
+    each prior (the tree's ``floor_priors`` group) and the first prior's median.
 
     ``basis="design"`` (the default): the design-based interval, ``value +/- t_{df} se`` on the
     logit scale of the measure's range and mapped back (the logit interval for survey
@@ -138,14 +140,25 @@ class Estimate(Result):
         return np.asarray(values, dtype=float).reshape(output_layout(self.outputs)[2])
 
     def _measure_draws(self):
-        """Posterior draws of ``G`` as a DataArray (``chain``, ``draw`` and the layout's dims)."""
+        """Posterior draws of ``G`` as a DataArray (``chain``, ``draw`` and the layout's dims).
+
+        A model fitted under several floor priors adds the dim ``floor_prior``.
+        """
         import xarray as xr
 
-        draws = self._posterior_source().measure_draws().reshape(1, -1, len(self.outputs))
+        source = self._posterior_source()
+        by_floor = getattr(source, "floor_prior_draws", lambda: None)()
+        if by_floor is None:
+            by_floor = {None: source.measure_draws()}
         dims, coords = self._layout()
         shape = output_layout(self.outputs)[2]
+        draws = np.stack([d.reshape(1, -1, *shape) for d in by_floor.values()])
+        if None in by_floor:
+            return xr.DataArray(draws[0], dims=("chain", "draw", *dims), coords=coords)
         return xr.DataArray(
-            draws.reshape(1, draws.shape[1], *shape), dims=("chain", "draw", *dims), coords=coords
+            draws,
+            dims=("floor_prior", "chain", "draw", *dims),
+            coords={**coords, "floor_prior": list(by_floor)},
         )
 
     def _posterior_median(self) -> np.ndarray:
@@ -184,7 +197,10 @@ class Estimate(Result):
             ci = draws_interval(
                 self._measure_draws(), prob, kind, basis=basis, value_range=self.value_range
             )
-            return ci.sel(ci_bound="lower").values, ci.sel(ci_bound="upper").values
+            lower, upper = ci.sel(ci_bound="lower"), ci.sel(ci_bound="upper")
+            if "floor_prior" in ci.dims:  # a class of floor priors: the hull of their intervals
+                lower, upper = lower.min("floor_prior"), upper.max("floor_prior")
+            return lower.values, upper.values
         if kind == "eti":
             lower, upper, _ = self._design(prob)
         else:  # one-sided: one end of the two-sided interval at 2 prob - 1
@@ -318,6 +334,16 @@ class DataTreePosterior:
     def measure_draws(self) -> np.ndarray:
         """``(draws, outputs)`` draws of ``G``."""
         return flat_draws(self.tree["posterior"].to_dataset(), self.outputs)
+
+    def floor_prior_draws(self) -> dict[str, np.ndarray] | None:
+        """``(draws, outputs)`` draws of ``G`` under each floor prior, or ``None`` with one."""
+        if "floor_priors" not in self.tree.children:
+            return None
+        data = self.tree["floor_priors"].to_dataset()
+        return {
+            str(name): flat_draws(data.sel(floor_prior=name), self.outputs)
+            for name in data["floor_prior"].values
+        }
 
     def to_datatree(self):
         """Return the tree."""

@@ -5,7 +5,7 @@ scored: after each budget, does the 95% interval of precision, recall and F1 hol
 true value? Three intervals are scored side by side: the design-based one
 (``kind="confidence"``), the credible interval of the default model of the labels
 (:class:`bayeval.models.ScoreCalibration`) and that of its robust variant
-(:meth:`ScoreCalibration.robust`: a floor and a ceiling gap).
+(:meth:`ScoreCalibration.robust`: the hull over a class of floor priors).
 
 - ``separated``: 100,000 items, 0.2% positives, scores Beta(6, 2) / Beta(1, 12): well
   separated and not probabilities (the README's pool).

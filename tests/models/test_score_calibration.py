@@ -32,6 +32,7 @@ def _rows(seed=0, groups=1, n=40):
 
 _SHARE = kernel.SharePrior(np.log(1e-5), np.log(0.5))
 _SCEPTICAL = kernel.SharePrior(np.log(1e-12), np.log(0.5), centre=np.log(1e-7), sd=4.0)
+_JEFFREYS = kernel.SharePrior(np.log(1e-5), np.log(0.5), jeffreys=True)
 
 
 def _central_differences(theta, prior, rows, h):
@@ -47,7 +48,14 @@ def _central_differences(theta, prior, rows, h):
     ]
 
 
-_SHARES = [(None, None), (_SHARE, None), (None, _SHARE), (_SHARE, _SHARE), (_SCEPTICAL, _SHARE)]
+_SHARES = [
+    (None, None),
+    (_SHARE, None),
+    (None, _SHARE),
+    (_SHARE, _SHARE),
+    (_SCEPTICAL, _SHARE),
+    (_JEFFREYS, _SHARE),
+]
 
 
 @pytest.mark.parametrize("groups", [1, 3])
@@ -80,15 +88,28 @@ def test_gradient_stays_finite_and_exact_far_in_the_tails(floor, ceiling, interc
     np.testing.assert_allclose(grad, numeric, rtol=1e-4, atol=1e-3)
 
 
-@pytest.mark.parametrize("sceptical", [False, True])
-def test_log_posterior_is_the_models_density_checked_against_scipy(sceptical):
+class _JeffreysOfLog:
+    """The law of ``log phi`` when ``phi ~ Beta(1/2, 1/2)`` (unnormalised on a range)."""
+
+    @staticmethod
+    def logpdf(x):
+        return stats.beta.logpdf(np.exp(x), 0.5, 0.5) + x  # change of variable: d phi = phi dx
+
+
+@pytest.mark.parametrize("floor_kind", ["open", "sceptical", "jeffreys"])
+def test_log_posterior_is_the_models_density_checked_against_scipy(floor_kind):
     # reference: the densities of the model card written with scipy on the constrained scale,
     # plus the log-Jacobians of b = exp(u), log phi = lo + (hi - lo) expit(v) and likewise psi;
-    # log phi uniform on its range, or normal truncated to it (the sceptical floor)
+    # log phi uniform on its range, normal truncated to it (the sceptical floor), or phi
+    # Beta(1/2, 1/2) truncated to its range (Jeffreys)
     lo, hi = np.log(1e-4), np.log(0.5)
     lo_c, hi_c = np.log(1e-6), np.log(0.5)
     centre, sd = np.log(1e-3), 1.5
-    floor = kernel.SharePrior(lo, hi, centre, sd) if sceptical else kernel.SharePrior(lo, hi)
+    floor = {
+        "open": kernel.SharePrior(lo, hi),
+        "sceptical": kernel.SharePrior(lo, hi, centre, sd),
+        "jeffreys": kernel.SharePrior(lo, hi, jeffreys=True),
+    }[floor_kind]
     prior = kernel.CalibrationPrior(5.0, 4.0, 2.0, 1, floor, kernel.SharePrior(lo_c, hi_c))
     rows = _rows(seed=3)
     a, u, v, w = 0.3, 0.2, -0.4, 0.7
@@ -98,11 +119,11 @@ def test_log_posterior_is_the_models_density_checked_against_scipy(sceptical):
     psi = np.exp(lo_c + (hi_c - lo_c) * f)
     p = phi + (1 - phi - psi) * special.expit(a + b * rows.t)
     trials = rows.k + rows.m
-    floor_law = (
-        stats.truncnorm((lo - centre) / sd, (hi - centre) / sd, loc=centre, scale=sd)
-        if sceptical
-        else stats.uniform(lo, hi - lo)
-    )
+    floor_law = {
+        "open": stats.uniform(lo, hi - lo),
+        "sceptical": stats.truncnorm((lo - centre) / sd, (hi - centre) / sd, loc=centre, scale=sd),
+        "jeffreys": _JeffreysOfLog,
+    }[floor_kind]
     expected = (
         stats.norm.logpdf(a, scale=5.0)
         + stats.halfnorm.logpdf(b, scale=4.0)
@@ -129,7 +150,7 @@ def test_log_posterior_is_the_models_density_checked_against_scipy(sceptical):
         - (stats.binom.logpmf(rows.k, trials, p) - stats.binom.logpmf(rows.k, trials, p2)).sum()
     )
     got2 = kernel.log_posterior(np.array([a, u, v2, w]), prior, rows)
-    if not sceptical:  # the uniform's constants cancel exactly
+    if floor_kind == "open":  # the uniform's constants cancel exactly
         assert got == pytest.approx(expected, rel=1e-10)
     assert got2 - got == pytest.approx(expected2 - expected, rel=1e-9)
 
@@ -213,6 +234,21 @@ def test_the_prior_of_each_share_is_log_uniform_on_its_range():
         assert lo == pytest.approx(np.log(0.1 / pool.size)) and hi == pytest.approx(np.log(0.5))
         # Kolmogorov-Smirnov against the uniform law (seeded): p ~ U(0, 1) if the law is right
         assert stats.kstest(log_share, stats.uniform(lo, hi - lo).cdf).pvalue > 0.001
+
+
+def test_the_jeffreys_floor_is_beta_half_half_on_its_range():
+    pool, truth = _pool(size=5000)
+    bound = ScoreCalibration(floor="jeffreys", draws=2000).bind(pool, F1)
+    dt = bound.posterior([0, 1, 2], truth[:3], rng=0)
+    phi = dt["prior"]["floor"].values.ravel()
+    lo, hi = np.exp([bound.prior.floor.lo, bound.prior.floor.hi])
+    ends = stats.beta.cdf([lo, hi], 0.5, 0.5)
+
+    def truncated_cdf(x):
+        return (stats.beta.cdf(x, 0.5, 0.5) - ends[0]) / (ends[1] - ends[0])
+
+    # Kolmogorov-Smirnov against Beta(1/2, 1/2) truncated to [0.1 / M, 1/2] (seeded)
+    assert stats.kstest(phi, truncated_cdf).pvalue > 0.001
 
 
 def test_the_sceptical_floor_expects_a_thousandth_of_a_hidden_positive():
@@ -326,7 +362,13 @@ def test_a_stochastic_target_uses_every_draw_as_an_observation():
     [
         ({"slope_scale": 0}, "`slope_scale` must be a positive number; got 0"),
         ({"intercept_scale": float("nan")}, "`intercept_scale` must be a positive number"),
-        ({"floor": True}, "`floor` must be one of 'none', 'sceptical', 'open'; got True"),
+        (
+            {"floor": True},
+            "`floor` must be one of 'none', 'sceptical', 'open', 'jeffreys'; got True",
+        ),
+        ({"floor": ("open",)}, "a tuple of two or more distinct ones; got \\('open',\\)"),
+        ({"floor": ("open", "open")}, "two or more distinct ones; got \\('open', 'open'\\)"),
+        ({"floor": ("open", "wide")}, "`floor` must be one of .*; got 'wide'"),
         ({"ceiling": "yes"}, "`ceiling` must be True or False; got 'yes'"),
         ({"bins": 1}, "`bins`"),
         ({"draws": 1001}, "`draws` must be a multiple of `chains` \\(4\\); got 1001"),
@@ -354,8 +396,8 @@ def test_bad_data_is_refused_with_a_clear_message():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("floor", ["sceptical", "open"])
-def test_engines_agree(floor):  # the default (sceptical floor, ceiling gap) and the robust one
+@pytest.mark.parametrize("floor", ["sceptical", "open", "jeffreys"])
+def test_engines_agree(floor):  # every floor prior, each beside the ceiling gap
     # NUTS (4 x 1000 draws) against the fast engine (4000 draws): medians and 10/90% quantiles
     # of every variable within 4 Monte Carlo standard errors of a quantile, about
     # sd * sqrt(q (1 - q) / ESS) / density; 0.15 posterior sd bounds it for ESS >= 1000
