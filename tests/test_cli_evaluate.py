@@ -1,6 +1,7 @@
 """``bayeval evaluate``: the FEBRL demo, labelled files, the interactive loop and its errors."""
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -11,6 +12,12 @@ import bayeval as be
 from bayeval.cli import app
 
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp_path(tmp_path, monkeypatch):
+    """Run in ``tmp_path``: labelling by hand keeps its answers in ./evaluate_session.db."""
+    monkeypatch.chdir(tmp_path)
 
 
 def _flat(text: str) -> str:
@@ -166,76 +173,88 @@ def _unlabelled(items, tmp_path):
     return _write(items.drop(columns="label").iloc[:400], tmp_path / "unlabelled.csv")
 
 
-def _replay(items, answers, budget=4, batch=2, seed=0):
-    """The same labelling through ask/tell: ``answers`` as typed, skips asked again last."""
-    sampler = be.sampling.AIS(_pool(items.iloc[:400]), be.measures.FScore(), batch_size=batch,
-                              rng=seed)  # fmt: skip
-    typed = iter(answers)
-    shown = []
-    while sampler.labels_used < budget:
-        queue = list(sampler.ask(min(batch, budget - sampler.labels_used)))
-        while queue:
-            item = queue.pop(0)
-            shown.append(item)
-            answer = next(typed)
-            if answer == "s":
-                queue.append(item)
-            else:
-                sampler.tell([item], [answer == "y"])
-        sampler.estimate()  # as the command does after each stage (AIS seeds its posterior)
-    return sampler, shown
+def _shown(text: str) -> list[str]:
+    """The ids of the items shown, in order, from the loop's titles ``label 1 of 4 (id ...)``."""
+    return re.findall(r"\(id '(item-\d{4})'\)", text)
 
 
-def test_interactive_loop_with_a_skip(tmp_path, items):
+def _session(path):
+    """The answers and label count kept in a session file."""
+    with be.Session.open(path, read_only=True) as sess:
+        return sess.answers(), sess.labels_count(), sess.sampler
+
+
+def test_interactive_loop_with_a_skip_keeps_every_answer_in_a_session(tmp_path, items):
     answers = ["s", "y", "n", "n", "y"]  # the first item is skipped, then labelled n
-    sampler, shown = _replay(items, answers)
-    assert shown[0] == shown[2] and len(set(shown)) == 4
+    db = tmp_path / "answers.db"
     result = runner.invoke(
         app, ["evaluate", "--pool", str(_unlabelled(items, tmp_path)), "--budget", "4",
-              "--batch-size", "2", "--json", "--no-report"],
+              "--batch-size", "2", "--json", "--no-report", "--session", str(db),
+              "--annotator", "ann"],
         input="\n".join(["maybe", *answers]) + "\n",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     out = _json(result)
     assert out["oracle"] == "interactive" and out["completed"] and out["labels_used"] == 4
-    assert _rows(out)["f1"]["estimate"] == sampler.estimate().value[0]
+    assert out["batch_size"] == 2
+    shown = _shown(result.stderr)
+    assert len(shown) == 5 and shown[0] == shown[2] and len(set(shown)) == 4
+    # every answer is in the session file, with its annotator; its estimate is the one shown
+    kept, labels, sampler = _session(db)
+    assert labels == 4 and kept["annotator"].eq("ann").all()
+    assert kept["id"].tolist() == [shown[1], shown[2], shown[3], shown[4]]
+    assert kept["label"].tolist() == [1, 0, 0, 1]
+    assert _rows(out)["f1"]["estimate"] == pytest.approx(sampler.estimate().value[0], rel=1e-9)
     assert _rows(out)["f1"]["truth"] is None
     # the prompt and each item's fields went to stderr, away from the JSON
     first = items.set_index("id").loc[shown[0]]
-    assert shown[0] in result.stderr and str(first["score"]) in result.stderr
-    assert "'maybe': answer y, n, s or q." in result.stderr
-    assert "skipped: asked again at the end of this stage" in result.stderr
+    assert str(first["score"]) in result.stderr
+    assert "'maybe': answer y, n, s, u or q" in result.stderr
+    assert "skipped: it stays pending" in result.stderr
 
 
-def test_quit_reports_the_complete_stages(tmp_path, items):
+def test_quit_reports_the_complete_stages_and_the_session_continues(tmp_path, items):
     path = _unlabelled(items, tmp_path)
-    sampler, _ = _replay(items, ["y", "n"], budget=2)
+    args = ["evaluate", "--pool", str(path), "--budget", "4", "--batch-size", "2"]
     result = runner.invoke(
-        app, ["evaluate", "--pool", str(path), "--budget", "4", "--batch-size", "2",
-              "--report", str(tmp_path / "r")],
-        input="y\nn\ny\nq\n", terminal_width=200,
+        app, [*args, "--report", str(tmp_path / "r")], input="y\nn\ny\nq\n", terminal_width=200
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    est = sampler.estimate()
-    # the design estimate (the posterior's where the design gives no interval, as here)
-    assert f"after 2 labels: f1 {float(est.estimate[0]):.4f}" in result.stdout
-    assert "stopped after 3 of 4 labels; the estimate uses the 2 of complete stages" in (
-        _flat(result.stdout)
-    )
+    text = _flat(result.stdout)
+    assert "stopped after 3 of 4 labels; the estimate uses the 2 of complete stages" in text
+    assert "every answer given is saved in evaluate_session.db" in text
     assert (tmp_path / "r" / "estimates.png").exists()
+    assert _session(tmp_path / "evaluate_session.db")[1] == 3  # nothing answered is lost
+    # the same command continues the session: one more answer completes the budget
+    result = runner.invoke(app, [*args, "--no-report"], input="n\n", terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "continuing session evaluate_session.db" in _flat(result.stdout)
+    kept, labels, _ = _session(tmp_path / "evaluate_session.db")
+    assert labels == 4 and kept["label"].tolist() == [1, 0, 1, 0]
 
 
 def test_quit_before_a_stage_is_complete_and_end_of_input(tmp_path, items):
     path = _unlabelled(items, tmp_path)
     for answers in ("y\nq\n", "y\n"):  # quit, or the input ends
+        db = tmp_path / f"{len(answers)}.db"
         result = runner.invoke(
             app, ["evaluate", "--pool", str(path), "--budget", "4", "--batch-size", "2",
-                  "--json", "--no-report"],
+                  "--json", "--no-report", "--session", str(db)],
             input=answers,
         )  # fmt: skip
         assert result.exit_code == 0, result.output
         out = _json(result)
         assert (out["completed"], out["labels_used"], out["estimates"]) == (False, 1, [])
+        assert _session(db)[1] == 1
+
+
+def test_a_continued_session_must_agree_with_the_options(tmp_path, items):
+    path = _unlabelled(items, tmp_path)
+    args = ["evaluate", "--pool", str(path), "--budget", "2", "--batch-size", "2", "--no-report"]
+    assert runner.invoke(app, args, input="y\nq\n").exit_code == 0
+    result = runner.invoke(app, [*args, "--measure", "precision"], input="y\n")
+    assert result.exit_code == 2
+    assert "was created with --measure f1, not precision" in _flat(result.output)
 
 
 def test_interactive_hides_the_label_column(tmp_path, items):

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 import bayeval as be
+from bayeval.cli import _labelling as labelling
 from bayeval.cli import app
-from bayeval.cli import label as cli_session
 from bayeval.session import Session
 
 runner = CliRunner()
@@ -166,13 +166,13 @@ def test_quit_and_end_of_input_keep_everything(tmp_path, pool_csv):
 def test_ctrl_c_quits_with_every_answer_saved(tmp_path, pool_csv, monkeypatch):
     keys = iter(["y", "n"])
 
-    def read(prompt):
+    def read(prompt, console):
         try:
             return next(keys)
         except StopIteration:
             raise KeyboardInterrupt from None
 
-    monkeypatch.setattr(cli_session, "_read_line", read)
+    monkeypatch.setattr(labelling, "read_line", read)
     path = tmp_path / "labels.db"
     result = _label(path, pool=pool_csv)
     assert result.exit_code == 130, result.output

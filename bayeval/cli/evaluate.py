@@ -11,29 +11,21 @@ from __future__ import annotations
 
 import json
 import time
-from collections import deque
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
 import typer
 
-from bayeval.datasets.files import ScoredItems, febrl_items, read_scored_items
-from bayeval.measures.registry import NAMES, by_name
+from bayeval.cli._labelling import KEYS_HELP, POOL_COLUMNS, Labeller, open_or_create
+from bayeval.cli._shared import MeasureName, bad, load_source, number, sampler_class
+from bayeval.measures.registry import by_name
 
 #: Measures reported next to the one sampled for, estimated from the same labels.
 COMPANIONS = ("precision", "recall", "f1")
 
 #: Thresholds of the precision-recall curve in the report.
 PR_THRESHOLDS = 19
-
-MeasureName = StrEnum("MeasureName", [(name, name) for name in NAMES])  # --measure
-
-_ANSWERS = {
-    "y": 1, "yes": 1, "1": 1, "n": 0, "no": 0, "0": 0,
-    "s": "skip", "skip": "skip", "q": "quit", "quit": "quit",
-}  # fmt: skip
 
 HELP = "\n\n".join(
     [
@@ -45,43 +37,17 @@ HELP = "\n\n".join(
         "Otherwise --pool is a CSV or Parquet file with one row per item and columns score, and "
         "optionally id (default: the row number from 0), prediction (0/1; default score >= "
         "--threshold) and label (0/1). With a label column the labels come from it (a "
-        "simulation); without one, each chosen item is shown and you answer y (positive), "
-        "n (negative), s (skip: asked again at the end of its stage, which counts only once "
-        "every item of it is labelled) or q (quit: report the estimate so far).",
-        "Intervals are the design-based confidence intervals of the sampler's estimator. The "
+        "simulation); without one, each chosen item is shown and you answer it at the "
+        "terminal, as with bayeval label: every answer is kept in the --session file as it is "
+        "given, so you can stop anywhere (q, end of input, Ctrl-C) and continue later with this "
+        "command or bayeval label. " + KEYS_HELP,
+        "Intervals are the credible intervals of the model of the labels (ScoreCalibration), "
+        "with the design-based interval of the sampler's estimator beside them. The "
         "report folder gets estimates.png (estimates and intervals against labels used) and "
         "pr_curve.png (the precision-recall curve from the same labels; after an AIS run also "
         "the credible band of its oracle model).",
     ]
 )
-
-
-def _bad(message: str, option: str = "--pool") -> typer.BadParameter:
-    return typer.BadParameter(message, param_hint=f"'{option}'")
-
-
-def load_source(spec: str, threshold: float = 0.5) -> ScoredItems:
-    """Load ``--pool``: ``"febrl"`` (:func:`~bayeval.datasets.files.febrl_items`) or a file.
-
-    See :func:`bayeval.datasets.files.read_scored_items`; its errors become
-    ``typer.BadParameter`` naming ``--pool``.
-    """
-    if spec == "febrl":
-        return febrl_items()
-    try:
-        return read_scored_items(spec, threshold)
-    except ValueError as err:
-        raise _bad(str(err)) from None
-
-
-def sampler_class(name: str):
-    """Return the sampler class of a ``--sampler`` value (a name of ``SAMPLERS``)."""
-    from bayeval.sampling.run import SAMPLERS
-    from bayeval.sampling.run import sampler_class as lookup
-
-    if name not in SAMPLERS:
-        raise _bad(f"must be one of {', '.join(SAMPLERS)}; got {name!r}.", "--sampler")
-    return lookup(name)
 
 
 class Tracker:
@@ -155,59 +121,30 @@ class Tracker:
 _KEYS = ("estimate", "lower", "upper")
 
 
-def _label_interactively(sampler, source, budget, batch_size, tracker, console, err) -> bool:
-    """Ask the person at the terminal for each label; return False when they quit."""
-    from rich.table import Table
+def _label_interactively(session, created, source, tracker, console, args) -> bool:
+    """Label at the terminal in ``session``; return whether the budget was reached.
 
-    pool = source.pool
-    while sampler.labels_used < budget:
+    The loop of ``bayeval label`` (:class:`~bayeval.cli._labelling.Labeller`): every answer is
+    committed to the session file as it is given, so a run stopped anywhere loses nothing and
+    ``bayeval label`` (or this command again) continues it. The session is closed on return.
+    """
+    budget, batch_size, prob, annotator = args
+    shown = source.items.drop(columns=[*POOL_COLUMNS, "label"], errors="ignore")
+    loop = Labeller(session, console, None, shown if len(shown.columns) else None, annotator,
+                    batch_size, budget, None, prob, on_stage=tracker.record)  # fmt: skip
+    try:
+        loop.intro(created)
+        loop.run()
+    except KeyboardInterrupt:
+        loop.say(f"\ninterrupted: every answer given is saved in {session.path}.")
+    finally:
         try:
-            ids = sampler.ask(min(batch_size, budget - sampler.labels_used))
-        except ValueError as err:  # the proposal has no item left: keep the labels given
-            console.print(f"the sampler can draw no more items: {err}", style="yellow")
-            return False
-        queue = deque(ids.tolist())
-        while queue:
-            item = queue.popleft()
-            row = source.items.iloc[int(pool.positions(item))]
-            table = Table(
-                title=f"item {sampler.labels_used + 1:,} of {budget:,} (id {item!r})",
-                show_header=False,
-            )
-            for field, value in row.items():
-                table.add_row(str(field), str(value))
-            console.print(table)
-            answer = None
-            while answer is None:
-                try:
-                    text = typer.prompt(
-                        "label: y (positive), n (negative), s (skip), q (quit)", err=err
-                    )
-                except typer.Abort:  # end of input
-                    text = "q"
-                answer = _ANSWERS.get(text.strip().lower())
-                if answer is None:
-                    console.print(f"{text!r}: answer y, n, s or q.")
-            if answer == "quit":
-                return False
-            if answer == "skip":
-                queue.append(item)
-                console.print(
-                    "skipped: asked again at the end of this stage (a stage counts only once "
-                    "all its items are labelled)."
-                )
-                continue
-            sampler.tell([item], [answer])
-        est = sampler.estimate()
-        tracker.record(sampler.labels_used, est)
-        console.print(
-            f"after {sampler.labels_used:,} labels: "
-            + "; ".join(
-                f"{o} {v:.4f} [{lo:.4f}, {hi:.4f}]"
-                for o, v, lo, hi in zip(est.outputs, *est.per_output(tracker.prob), strict=True)
-            )
-        )
-    return True
+            loop.summary()
+        finally:
+            session.close()
+    if not tracker.estimates and session.sampler.stage > 0:  # a continued session's stages
+        tracker.record(session.sampler.labels_used, session.sampler.estimate())
+    return session.labels_count() >= budget and not len(session.pending)
 
 
 def _simulate(sampler, source, measure, budget, batch_size, tracker, quiet) -> None:
@@ -269,6 +206,17 @@ def evaluate(
             help="Ask for labels at the terminal (default: when the pool has no labels).",
         ),
     ] = None,
+    session: Annotated[
+        Path,
+        typer.Option(
+            dir_okay=False,
+            help="When labelling by hand: the session file that keeps every answer as it is "
+            "given (continued if it exists; bayeval label continues it too).",
+        ),
+    ] = Path("evaluate_session.db"),
+    annotator: Annotated[
+        str | None, typer.Option(help="When labelling by hand: your name, kept with each answer.")
+    ] = None,
     report: Annotated[
         Path, typer.Option(file_okay=False, help="Folder for the report's plots.")
     ] = Path("evaluate_report"),
@@ -279,28 +227,33 @@ def evaluate(
     from rich.console import Console
 
     if not 0.0 < prob < 1.0:
-        raise _bad(f"must be in the open interval (0, 1); got {prob}.", "--prob")
+        raise bad(f"must be in the open interval (0, 1); got {prob}.", "--prob")
     cls = sampler_class(sampler)
     source = load_source(pool, threshold)
     if interactive is None:
         interactive = source.truth is None
     elif not interactive and source.truth is None:
-        raise _bad(f"{pool} has no 'label' column: its labels must be given interactively.",
+        raise bad(f"{pool} has no 'label' column: its labels must be given interactively.",
                    "--no-interactive")  # fmt: skip
     if budget > source.pool.size:
-        raise _bad(f"must be at most the pool's {source.pool.size:,} items; got {budget:,}.",
+        raise bad(f"must be at most the pool's {source.pool.size:,} items; got {budget:,}.",
                    "--budget")  # fmt: skip
     batch_size = batch_size or (10 if interactive else 50)
     run_measure = by_name(measure.value)
-    console = Console(stderr=as_json)
+    console = Console(stderr=as_json, highlight=False)
     start = time.perf_counter()
-    instance = cls(source.pool, run_measure, batch_size=batch_size, rng=seed)
-    tracker = Tracker(instance, measure.value, prob)
     if interactive:
+        sess, _, created = open_or_create(
+            session, pool, threshold, measure, sampler, seed, None, source=source
+        )
+        instance = sess.sampler
+        tracker = Tracker(instance, measure.value, prob)
         completed = _label_interactively(
-            instance, source, budget, batch_size, tracker, console, as_json
+            sess, created, source, tracker, console, (budget, batch_size, prob, annotator)
         )
     else:
+        instance = cls(source.pool, run_measure, batch_size=batch_size, rng=seed)
+        tracker = Tracker(instance, measure.value, prob)
         try:
             _simulate(instance, source, run_measure, budget, batch_size, tracker, as_json)
         except ValueError as err:  # the sampler ran out of items it can draw
@@ -312,7 +265,9 @@ def evaluate(
     files = [] if no_report or not tracker.estimates else _write_report(
         report, source, instance, tracker, truth
     )  # fmt: skip
-    result = _result(pool, source, instance, tracker, truth, budget, seed, completed, seconds)
+    result = _result(
+        pool, source, instance, tracker, truth, (budget, batch_size, seed), completed, seconds
+    )
     result["report"] = [str(f) for f in files]
     if as_json:
         typer.echo(json.dumps(result, indent=2))
@@ -362,11 +317,6 @@ def _write_report(folder: Path, source, sampler, tracker, truth) -> list[Path]:
     return files
 
 
-def _number(value) -> float | None:
-    value = float(value)
-    return value if value == value else None  # NaN -> null
-
-
 # An end of the robust credible interval this far from the default's is reported beside it
 ROBUST_DIFFERS = 0.005
 
@@ -382,8 +332,9 @@ def _robust_interval(sampler, tracker, name: str):
     return est.per_output(tracker.prob, "posterior")
 
 
-def _result(pool, source, sampler, tracker, truth, budget, seed, completed, seconds) -> dict:
-    """Everything the command reports, as JSON-ready values."""
+def _result(pool, source, sampler, tracker, truth, run, completed, seconds) -> dict:
+    """Everything the command reports, as JSON-ready values (``run``: budget, batch size, seed)."""
+    budget, batch_size, seed = run
     rows, in_estimate = [], 0
     for name, est in tracker.estimates.items():
         in_estimate = max(in_estimate, est.labels_used)
@@ -395,13 +346,13 @@ def _result(pool, source, sampler, tracker, truth, budget, seed, completed, seco
                 "measure": name,
                 "output": output,
                 "basis": "sampled for" if name == tracker.names[0] else "same labels",
-                **{key: _number(v[i]) for key, v in zip(_KEYS, design, strict=True)},
-                "se": _number(est.standard_error[i]),
-                "truth": _number(truth[output]) if output in truth else None,
+                **{key: number(v[i]) for key, v in zip(_KEYS, design, strict=True)},
+                "se": number(est.standard_error[i]),
+                "truth": number(truth[output]) if output in truth else None,
             }
             for prefix, interval in (("credible_", cred), ("robust_", robust)):
                 for key, values in zip(_KEYS, interval or (None,) * 3, strict=True):
-                    row[f"{prefix}{key}"] = None if values is None else _number(values[i])
+                    row[f"{prefix}{key}"] = None if values is None else number(values[i])
             rows.append(row)
     return {
         "pool": pool,
@@ -411,7 +362,7 @@ def _result(pool, source, sampler, tracker, truth, budget, seed, completed, seco
         "budget": budget,
         "labels_used": sampler.labels_used,
         "labels_in_estimate": in_estimate,
-        "batch_size": sampler.batch_size,
+        "batch_size": batch_size,
         "seed": seed,
         "prob": tracker.prob,
         "interval": "confidence",

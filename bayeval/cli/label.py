@@ -18,16 +18,21 @@ Examples
 from __future__ import annotations
 
 import json
-from collections import deque
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
-import numpy as np
 import typer
 
-from bayeval.cli.evaluate import MeasureName, load_source, sampler_class
-from bayeval.measures.registry import NAMES, by_name
+from bayeval.cli._labelling import (
+    KEYS_HELP,
+    POOL_COLUMNS,
+    Labeller,
+    estimate_rows,
+    open_or_create,
+    open_session,
+)
+from bayeval.cli._shared import MeasureName, bad, error, measure_name
 from bayeval.session import LABEL_RULES
 from bayeval.session.exchange import FORMATS
 
@@ -35,30 +40,6 @@ __all__ = ["export", "import_", "label", "status"]
 
 LabelRule = StrEnum("LabelRule", [(name, name) for name in LABEL_RULES])
 ExchangeFormat = StrEnum("ExchangeFormat", [(name.replace("-", "_"), name) for name in FORMATS])
-
-#: What the labelling prompt accepts: a label, or one of the loop's actions.
-_KEYS = {
-    "y": 1, "yes": 1, "1": 1, "n": 0, "no": 0, "0": 0,
-    "s": "skip", "skip": "skip", "u": "undo", "undo": "undo", "q": "quit", "quit": "quit",
-    "?": "help", "h": "help", "help": "help",
-}  # fmt: skip
-
-_KEYS_HELP = (
-    "keys: y = positive, n = negative, s = skip (the item stays pending and comes back after "
-    "the other pending items; its stage completes only once it is answered), u = undo (go back "
-    "to the previous answered item and answer it again: the new answer is recorded as a "
-    "re-judgement, nothing is deleted; u again goes further back), q = quit (every answer is "
-    "already saved), ? = this help."
-)
-
-_PROMPT = "label [y/n/s/u/q, ? for help]: "
-
-#: Columns of a --pool file that ``bayeval label`` shows from the pool itself (``predicted``:
-#: the bundled FEBRL pairs' predictions).
-_POOL_COLUMNS = ("id", "score", "prediction", "predicted")
-
-#: Width, in characters, of the labelling loop's progress bar.
-_BAR = 24
 
 LABEL_HELP = "\n\n".join(
     [
@@ -73,7 +54,7 @@ LABEL_HELP = "\n\n".join(
         "Pending questions are answered first, then a batch of --batch-size items is asked, and "
         "so on. Each item is shown with the fields of its row of --data (a table with an id "
         "column); without --data, with its id, the other columns of the --pool file (when "
-        "given), its score and its prediction. " + _KEYS_HELP,
+        "given), its score and its prediction. " + KEYS_HELP,
         "After each answer the progress is shown: labels so far (of --budget), and, once a "
         "stage is complete, the estimate and the width of its --prob confidence interval. The "
         "loop stops when --budget labels are given or the interval of the measure is narrower "
@@ -82,39 +63,9 @@ LABEL_HELP = "\n\n".join(
 )
 
 
-def _error(message: Any, code: int = 1) -> typer.Exit:
-    """Print ``error: message`` on stderr and return the ``Exit`` to raise."""
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code=code)
-
-
-def _bad(message: str, option: str) -> typer.BadParameter:
-    return typer.BadParameter(message, param_hint=f"'{option}'")
-
-
 def _check_prob(prob: float) -> None:
     if not 0.0 < prob < 1.0:
-        raise _bad(f"must be in the open interval (0, 1); got {prob}.", "--prob")
-
-
-def _open(path: Path, *, read_only: bool):
-    """Open a session, turning ``SessionInUseError`` and bad files into one-line errors."""
-    from bayeval.session import Session, SessionInUseError
-
-    try:
-        return Session.open(path, read_only=read_only)
-    except SessionInUseError as err:
-        raise _error(err) from None
-    except ValueError as err:
-        raise _error(err) from None
-
-
-def _measure_name(measure: Any) -> str:
-    """Return the ``--measure`` name of a measure, or its repr when it has none."""
-    for name in NAMES:
-        if by_name(name) == measure:
-            return name
-    return repr(measure)
+        raise bad(f"must be in the open interval (0, 1); got {prob}.", "--prob")
 
 
 def _read_data(path: Path | None):
@@ -125,21 +76,21 @@ def _read_data(path: Path | None):
         return None
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".parquet", ".pq"):
-        raise _bad(f"expected a .csv or .parquet file; got {str(path)!r}.", "--data")
+        raise bad(f"expected a .csv or .parquet file; got {str(path)!r}.", "--data")
     if not path.is_file():
-        raise _bad(f"file {str(path)!r} does not exist.", "--data")
+        raise bad(f"file {str(path)!r} does not exist.", "--data")
     try:
         df = pd.read_csv(path) if suffix == ".csv" else pd.read_parquet(path)
     except ImportError:
-        raise _bad(
+        raise bad(
             f"reading {str(path)!r} needs pyarrow, which is not installed: pip install "
             "'bayeval[parquet]'.",
             "--data",
         ) from None
     except (OSError, ValueError, pd.errors.ParserError) as err:
-        raise _bad(f"cannot read {str(path)!r}: {err}", "--data") from None
+        raise bad(f"cannot read {str(path)!r}: {err}", "--data") from None
     if "id" not in df.columns:
-        raise _bad(
+        raise bad(
             f"{path}: a column 'id' is needed (the pool's item ids); its columns are "
             f"{list(map(str, df.columns))}.",
             "--data",
@@ -147,41 +98,8 @@ def _read_data(path: Path | None):
     keys = df["id"].astype(str)
     repeated = keys[keys.duplicated()]
     if not repeated.empty:
-        raise _bad(f"{path}: id {repeated.iloc[0]!r} is in more than one row.", "--data")
+        raise bad(f"{path}: id {repeated.iloc[0]!r} is in more than one row.", "--data")
     return df.set_axis(keys.to_numpy(), axis=0)
-
-
-def _same_pool(a: Any, b: Any) -> bool:
-    """Whether two pools hold the same scores, predictions and ids."""
-    return (
-        a.scores.shape == b.scores.shape
-        and np.array_equal(a.scores, b.scores)
-        and np.array_equal(a.predictions, b.predictions)
-        and np.array_equal(np.asarray(a.ids).astype(str), np.asarray(b.ids).astype(str))
-    )
-
-
-def _check_agrees(session, pool, source, measure, sampler, seed, label_rule) -> None:
-    """Raise ``BadParameter`` for a given option that differs from the session's setting."""
-    meta = session.meta
-    where = f"the session {session.path} was created with"
-    keep = "; leave the option out to continue the session (its settings never change)."
-    if measure is not None and by_name(measure.value) != session.sampler.measure:
-        theirs = _measure_name(session.sampler.measure)
-        raise _bad(f"{where} --measure {theirs}, not {measure.value}{keep}", "--measure")
-    if sampler is not None and sampler != meta["sampler"]:
-        raise _bad(f"{where} --sampler {meta['sampler']}, not {sampler}{keep}", "--sampler")
-    if seed is not None and seed != int(meta["seed"]):
-        raise _bad(f"{where} --seed {meta['seed']}, not {seed}{keep}", "--seed")
-    rule = meta.get("label_rule", "latest")
-    if label_rule is not None and label_rule.value != rule:
-        raise _bad(f"{where} --label-rule {rule}, not {label_rule.value}{keep}", "--label-rule")
-    if source is not None and not _same_pool(source.pool, session.sampler.pool):
-        raise _bad(
-            f"{pool} holds other items, scores or predictions than the pool of {session.path} "
-            f"({session.sampler.pool.size:,} items){keep}",
-            "--pool",
-        )
 
 
 def label(
@@ -251,50 +169,19 @@ def label(
     """Label items at the terminal in a session file (created from --pool if it is new)."""
     from rich.console import Console
 
-    from bayeval.session import Session
-
     _check_prob(prob)
     if width is not None and not 0 < width < float("inf"):
-        raise _bad(f"must be a positive number; got {width}.", "--width")
+        raise bad(f"must be a positive number; got {width}.", "--width")
     table = _read_data(data)
-    source = None
-    if session.exists():
-        source = None if pool is None else load_source(pool, threshold)
-        sess = _open(session, read_only=False)
-        try:
-            _check_agrees(sess, pool, source, measure, sampler, seed, label_rule)
-        except BaseException:
-            sess.close()
-            raise
-        created = False
-    else:
-        if pool is None:
-            raise _bad(
-                f"{session} does not exist: a new session needs a pool ('febrl' or a .csv or "
-                ".parquet file).",
-                "--pool",
-            )
-        name = "ais" if sampler is None else sampler
-        sampler_class(name)  # names --sampler when it is unknown
-        source = load_source(pool, threshold)
-        try:
-            sess = Session.create(
-                session,
-                source.pool,
-                by_name((measure or MeasureName.f1).value),
-                name,
-                rng=seed,
-                label_rule=(label_rule or LabelRule.latest).value,
-            )
-        except ValueError as err:
-            raise _error(err) from None
-        created = True
+    sess, source, created = open_or_create(
+        session, pool, threshold, measure, sampler, seed, label_rule
+    )
     extra = None
     if source is not None:  # the pool file's other columns (not those of the pool itself)
-        extra = source.items.drop(columns=list(_POOL_COLUMNS), errors="ignore")
+        extra = source.items.drop(columns=list(POOL_COLUMNS), errors="ignore")
         extra = extra if len(extra.columns) else None
     try:
-        loop = _Labeller(sess, Console(highlight=False), table, extra, annotator, batch_size,
+        loop = Labeller(sess, Console(highlight=False), table, extra, annotator, batch_size,
                          budget, width, prob)  # fmt: skip
     except BaseException:
         sess.close()
@@ -315,273 +202,6 @@ def label(
         raise typer.Exit(code=code)
 
 
-class _Labeller:
-    """The terminal labelling loop of ``bayeval label`` over an open session."""
-
-    def __init__(self, session, console, table, extra, annotator, batch_size, budget, width, prob):
-        self.session, self.console, self.table, self.extra = session, console, table, extra
-        self.annotator, self.batch_size, self.budget = annotator, batch_size, budget
-        self.width, self.prob = width, prob
-        self.repeated_draws = session.meta["sampler"] == "stochastic_ais"
-        self.given: dict[Any, int] = {}  # this annotator's latest answer per item
-        self.history: list[Any] = []  # items this annotator answered, oldest first (undo)
-        answers = session.answers()
-        mine = answers[
-            answers["annotator"].isna() if annotator is None else answers["annotator"] == annotator
-        ]
-        for item, value in zip(mine["id"].tolist(), mine["label"].tolist(), strict=True):
-            self.given[item] = int(value)
-        if not self.repeated_draws:
-            self.history = list(dict.fromkeys(reversed(mine["id"].tolist())))[::-1]
-        self.answered = self.rejudged = 0
-        self._estimate_key: Any = None
-        self._estimate_text = ""
-
-    def say(self, text: str, style: str | None = None) -> None:
-        self.console.print(text, style=style, markup=False, soft_wrap=True)
-
-    # -- the loop --------------------------------------------------------------------------------
-    def intro(self, created: bool) -> None:
-        sess = self.session
-        meta = sess.meta
-        what = "created" if created else "continuing"
-        self.say(
-            f"{what} session {sess.path}: {meta['sampler']} for "
-            f"{_measure_name(sess.sampler.measure)}, seed {meta['seed']}, label rule "
-            f"{meta.get('label_rule', 'latest')}; {sess.sampler.pool.size:,} items, "
-            f"{sess.labels_count():,} labels, {len(sess.pending):,} pending."
-        )
-        self.say(_KEYS_HELP, style="dim")
-
-    def run(self) -> None:
-        """Ask for answers until a stop rule, the end of the pool, ``q`` or end of input."""
-        queue: deque = deque()
-        current = None  # (item, is a re-judgement)
-        while True:
-            if current is None:
-                reason = self.session.stop_reason(width=self.width, budget=self.budget,
-                                                  prob=self.prob)  # fmt: skip
-                if reason:
-                    self.say(f"stopping: {reason}", style="bold")
-                    return
-                item = self._next(queue)
-                if item is None:
-                    return
-                current = (item, False)
-            item, again = current
-            self._show(item, again)
-            answer = self._ask_key()
-            if answer == "quit":
-                self.say(f"quit: every answer given is saved in {self.session.path}.")
-                return
-            if answer == "skip":
-                if again:
-                    self.history.append(item)
-                    self.say("skipped: your earlier answer stands.")
-                else:
-                    self.say(
-                        "skipped: it stays pending and comes back after the other pending items."
-                    )
-                current = None
-                continue
-            if answer == "undo":
-                current = self._undo(item, again, queue) or current
-                continue
-            self._record(item, answer, again)
-            current = None
-
-    def _next(self, queue: deque):
-        """Return the next item: pending questions first, then a new batch; None if none left."""
-        sess = self.session
-        if not queue:
-            queue.extend(sess.pending.tolist())
-        if not queue:
-            k = self.batch_size
-            if self.budget is not None:
-                k = max(1, min(k, self.budget - sess.labels_count()))
-            for n in dict.fromkeys((k, 1)):  # near the end of the pool: one at a time
-                try:
-                    queue.extend(sess.ask(n).tolist())
-                    break
-                except ValueError as err:  # fewer items left than asked for (none is asked)
-                    reason = err
-            else:
-                self.say(f"stopping: the sampler can draw no more items ({reason})", style="bold")
-                return None
-        return queue.popleft()
-
-    def _ask_key(self):
-        while True:
-            try:
-                text = _read_line(_PROMPT)
-            except EOFError:
-                self.say("")
-                self.say("end of input.")
-                return "quit"
-            answer = _KEYS.get(text.strip().lower())
-            if answer == "help":
-                self.say(_KEYS_HELP)
-            elif answer is None:
-                self.say(f"{text.strip()!r}: answer y, n, s, u or q (? for help).")
-            else:
-                return answer
-
-    def _undo(self, item, again: bool, queue: deque):
-        """Go back to the previous answered item; return what to show next (None: stay)."""
-        if self.repeated_draws:
-            self.say(
-                "undo is not available with stochastic_ais: every answer labels one draw (an "
-                "answer cannot be re-judged)."
-            )
-            return None
-        if not self.history:
-            self.say("nothing to undo: you have not answered any item of this session yet.")
-            return None
-        if not again:
-            queue.appendleft(item)  # answered after the re-judgement
-        previous = self.history.pop()
-        return (previous, True)
-
-    def _record(self, item, answer: int, again: bool) -> None:
-        sess = self.session
-        recorded = sess.record([item], [answer], annotator=self.annotator)
-        self.given[item] = answer
-        if not self.repeated_draws:
-            if item in self.history:
-                self.history.remove(item)
-            self.history.append(item)
-        self.answered += recorded
-        word = "positive" if answer else "negative"
-        if again:
-            if recorded:
-                self.rejudged += 1
-                self.say(f"re-judged id {item!r}: {word} (recorded; earlier answers are kept).")
-            else:
-                self.say(f"id {item!r}: {word}, as you answered before (nothing to record).")
-        self.say(self._progress())
-
-    # -- display ---------------------------------------------------------------------------------
-    def _show(self, item, again: bool) -> None:
-        from rich.table import Table
-        from rich.text import Text
-
-        if again:
-            earlier = {1: "positive", 0: "negative"}.get(self.given.get(item), "none")
-            title = f"re-judging id {item!r} (your earlier answer: {earlier})"
-        else:
-            number = self.session.labels_count() + 1
-            of = "" if self.budget is None else f" of {self.budget:,}"
-            title = f"label {number:,}{of} (id {item!r})"
-        self.say(title, style="bold")
-        grid = Table(show_header=False)
-        fields, note = self._fields(item)
-        for name, value in fields:
-            grid.add_row(Text(str(name)), Text(str(value)))
-        self.console.print(grid)
-        if note:
-            self.say(note, style="yellow")
-
-    def _fields(self, item) -> tuple[list[tuple[str, Any]], str | None]:
-        """Return the fields shown for ``item``, and a note when --data has no row for it."""
-        pool = self.session.sampler.pool
-        position = int(pool.positions(item))
-        note = None
-        if self.table is not None:
-            key = str(item)
-            if key in self.table.index:
-                return list(self.table.loc[key].items()), None
-            note = f"--data has no row with id {key!r}: showing the pool's fields."
-        fields: list[tuple[str, Any]] = [("id", item)]
-        if self.extra is not None:  # the other columns of the --pool file, in pool order
-            fields += list(self.extra.iloc[position].items())
-        scores, predictions = pool.scores[position], pool.predictions[position]
-        if pool.n_systems == 1:
-            fields += [("score", scores), ("prediction", predictions)]
-        else:
-            for j, system in enumerate(pool.systems):
-                fields += [(f"score {system}", scores[j]), (f"prediction {system}", predictions[j])]
-        return fields, note
-
-    def _progress(self) -> str:
-        sess = self.session
-        count = sess.labels_count()
-        if self.budget is None:
-            parts = [f"{count:,} labels"]
-        else:
-            filled = min(_BAR, round(_BAR * count / self.budget))
-            bar = "#" * filled + "-" * (_BAR - filled)
-            parts = [f"[{bar}] {count:,}/{self.budget:,} labels"]
-        pending = len(sess.pending)
-        if pending:
-            parts.append(f"{pending:,} pending")
-        parts.append(self._estimate())
-        return " | ".join(parts)
-
-    def _estimate(self) -> str:
-        sampler = self.session.sampler
-        key = (sampler.stage, self.rejudged)
-        if key != self._estimate_key:
-            self._estimate_key = key
-            self._estimate_text = _estimate_text(self.session, self.prob)
-        return self._estimate_text
-
-    def summary(self) -> None:
-        sess = self.session
-        rejudged = f" (re-judgements: {self.rejudged:,})" if self.rejudged else ""
-        self.say(
-            f"{self.answered:,} answers recorded in this run{rejudged}; the session has "
-            f"{sess.labels_count():,} labels and {len(sess.pending):,} pending. "
-            f"Continue with: bayeval label {sess.path}"
-        )
-        text = _estimate_text(sess, self.prob)
-        self.say(f"estimate: {text}")
-
-
-def _read_line(prompt: str) -> str:
-    """Read one answer from standard input (EOFError at its end, KeyboardInterrupt on Ctrl-C)."""
-    return input(prompt)
-
-
-def _estimate_rows(session, prob: float) -> list[dict] | None:
-    """Return each output's estimate and interval, or None before a complete stage."""
-    if session.sampler.stage == 0 or session.labels_count() == 0:
-        return None
-    try:
-        est = session.estimate()
-    except ValueError:
-        return None
-    return [
-        {
-            "output": output,
-            "estimate": _number(value),
-            "lower": _number(low),
-            "upper": _number(high),
-            "width": _number(high - low),
-        }
-        for output, value, low, high in zip(est.outputs, *est.per_output(prob), strict=True)
-    ]
-
-
-def _estimate_text(session, prob: float) -> str:
-    rows = _estimate_rows(session, prob)
-    if rows is None:
-        return "no complete stage yet"
-
-    def fmt(value):
-        return "n/a" if value is None else f"{value:.4f}"
-
-    return "; ".join(
-        f"{r['output']} {fmt(r['estimate'])} [{fmt(r['lower'])}, {fmt(r['upper'])}] "
-        f"width {fmt(r['width'])} ({prob:.0%})"
-        for r in rows
-    )
-
-
-def _number(value) -> float | None:
-    value = float(value)
-    return value if value == value else None  # NaN -> null
-
-
 # ------------------------------------------------------------------------------------- status
 
 
@@ -595,7 +215,7 @@ def status(
     The session is opened read-only: this works while another process labels it.
     """
     _check_prob(prob)
-    sess = _open(session, read_only=True)
+    sess = open_session(session, read_only=True)
     try:
         out = _status(sess, prob)
     finally:
@@ -617,7 +237,7 @@ def _status(sess, prob: float) -> dict:
     return {
         "path": str(sess.path),
         "sampler": meta["sampler"],
-        "measure": _measure_name(sess.sampler.measure),
+        "measure": measure_name(sess.sampler.measure),
         "label_rule": meta.get("label_rule", "latest"),
         "seed": int(meta["seed"]),
         "created": meta["created"],
@@ -629,7 +249,7 @@ def _status(sess, prob: float) -> dict:
         "annotators": annotators,
         "stages": int(sess.sampler.stage),
         "prob": prob,
-        "estimate": _estimate_rows(sess, prob),
+        "estimate": estimate_rows(sess, prob),
     }
 
 
@@ -722,7 +342,7 @@ def export(
     mapping = _choices(choices)
     table = _read_data(data)
     fields = [] if table is None else [str(c) for c in table.columns if str(c) != "id"]
-    sess = _open(session, read_only=True)
+    sess = open_session(session, read_only=True)
     try:
         frame = None if table is None else _export_frame(table, sess.sampler.pool)
         try:
@@ -730,7 +350,7 @@ def export(
                 out, format=None if file_format is None else file_format.value, data=frame
             )
         except (OSError, ValueError) as err:
-            raise _error(err) from None
+            raise error(err) from None
     finally:
         sess.close()
     typer.echo(f"{count:,} pending question{'s' if count != 1 else ''} written to {out}")
@@ -740,7 +360,7 @@ def export(
         try:
             label_studio_config.write_text(make_config(mapping, fields=fields) + "\n")
         except (OSError, ValueError) as err:
-            raise _error(f"--label-studio-config {label_studio_config}: {err}") from None
+            raise error(f"--label-studio-config {label_studio_config}: {err}") from None
         typer.echo(f"Label Studio config written to {label_studio_config}")
 
 
@@ -752,7 +372,7 @@ def _choices(text: str | None) -> dict[str, int] | None:
     for part in text.split(","):
         name, sep, value = part.rpartition("=")
         if not sep or not name.strip() or value.strip() not in ("0", "1"):
-            raise _bad(
+            raise bad(
                 f"expected NAME=LABEL pairs with labels 0 or 1, separated by commas (e.g. "
                 f"Match=1,No match=0); got {part!r}.",
                 "--choices",
@@ -768,7 +388,7 @@ def _export_frame(table, pool):
         try:
             keys = [_whole(k) for k in keys]
         except ValueError as err:
-            raise _bad(f"column 'id' must hold the pool's integer ids; {err}", "--data") from None
+            raise bad(f"column 'id' must hold the pool's integer ids; {err}", "--data") from None
     else:
         keys = [str(k) for k in keys]
     return table.drop(columns="id").set_axis(keys, axis=0)
@@ -816,7 +436,7 @@ def import_(
     second time. The session is opened for writing (it fails while ``bayeval label`` has it).
     """
     mapping = _choices(choices)
-    sess = _open(session, read_only=False)
+    sess = open_session(session, read_only=False)
     try:
         try:
             report = sess.import_answers(
@@ -826,7 +446,7 @@ def import_(
                 choices=mapping,
             )
         except (OSError, ValueError) as err:
-            raise _error(err) from None
+            raise error(err) from None
         labels, pending = sess.labels_count(), len(sess.pending)
     finally:
         sess.close()

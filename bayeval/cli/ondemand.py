@@ -25,6 +25,8 @@ from typing import Annotated, Any
 
 import typer
 
+from bayeval.cli._shared import bad, number
+
 __all__ = ["HELP", "ondemand"]
 
 #: Accepted spellings of a label in ``--labels`` (after stripping and lower-casing).
@@ -71,29 +73,25 @@ class IntervalName(StrEnum):
     bayes = "bayes"
 
 
-def _bad(message: str, option: str) -> typer.BadParameter:
-    return typer.BadParameter(message, param_hint=f"'{option}'")
-
-
 def _read_text(path: Path, option: str) -> str:
     try:
         return path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as err:
-        raise _bad(f"file {str(path)!r} cannot be read ({err}).", option) from None
+        raise bad(f"file {str(path)!r} cannot be read ({err}).", option) from None
 
 
 def _read_ids(path: Path, option: str, what: str) -> list[tuple[int, str]]:
     """Return the ids of a one-id-per-line file with their line numbers (blank lines skipped)."""
     if not path.is_file():
         kind = "is a directory" if path.is_dir() else "does not exist"
-        raise _bad(f"file {str(path)!r} {kind}; expected a text file with {what}.", option)
+        raise bad(f"file {str(path)!r} {kind}; expected a text file with {what}.", option)
     ids = [
         (number, line.strip())
         for number, line in enumerate(_read_text(path, option).splitlines(), start=1)
         if line.strip()
     ]
     if not ids:
-        raise _bad(f"file {str(path)!r} is empty; expected {what}.", option)
+        raise bad(f"file {str(path)!r} is empty; expected {what}.", option)
     return ids
 
 
@@ -119,19 +117,19 @@ def read_systems(folder: Path) -> dict[str, list[str]]:
     what = "one file per system, one predicted instance id per line"
     if not folder.is_dir():
         kind = "is a file, not a directory" if folder.exists() else "does not exist"
-        raise _bad(f"{str(folder)!r} {kind}; expected a directory with {what}.", option)
+        raise bad(f"{str(folder)!r} {kind}; expected a directory with {what}.", option)
     files = sorted(
         (p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")),
         key=lambda p: p.name,
     )
     if not files:
-        raise _bad(f"directory {str(folder)!r} holds no files; expected {what}.", option)
+        raise bad(f"directory {str(folder)!r} holds no files; expected {what}.", option)
     systems: dict[str, list[str]] = {}
     origin: dict[str, Path] = {}
     for path in files:
         name = path.stem
         if name in origin:
-            raise _bad(
+            raise bad(
                 f"files {origin[name].name!r} and {path.name!r} are both system {name!r}; give "
                 "each system one file (its name without the extension is the system's name).",
                 option,
@@ -139,14 +137,14 @@ def read_systems(folder: Path) -> dict[str, list[str]]:
         origin[name] = path
         lines = _read_ids(path, option, "one predicted instance id per line")
         seen: dict[str, int] = {}
-        for number, x in lines:
+        for line, x in lines:
             if x in seen:
-                raise _bad(
-                    f"file {str(path)!r} repeats id {x!r} (lines {seen[x]} and {number}); a "
+                raise bad(
+                    f"file {str(path)!r} repeats id {x!r} (lines {seen[x]} and {line}); a "
                     "system predicts each instance once.",
                     option,
                 )
-            seen[x] = number
+            seen[x] = line
         systems[name] = [x for _, x in lines]
     return systems
 
@@ -177,16 +175,14 @@ def read_labels(path: Path | None) -> dict[str, int]:
         return {}
     if not path.is_file():
         kind = "is a directory" if path.is_dir() else "does not exist"
-        raise _bad(
-            f"file {str(path)!r} {kind}; expected a CSV file with columns id, label.", option
-        )
+        raise bad(f"file {str(path)!r} {kind}; expected a CSV file with columns id, label.", option)
     rows = csv.reader(_read_text(path, option).splitlines())
     try:
         header = [cell.strip() for cell in next(rows, [])]
     except csv.Error as err:
-        raise _bad(f"file {str(path)!r} is not a readable CSV file ({err}).", option) from None
+        raise bad(f"file {str(path)!r} is not a readable CSV file ({err}).", option) from None
     if "id" not in header or "label" not in header:
-        raise _bad(
+        raise bad(
             f"file {str(path)!r} must start with a header naming columns 'id' and 'label' (in "
             f"any order, other columns are ignored); its first line holds {header}.",
             option,
@@ -200,23 +196,23 @@ def read_labels(path: Path | None) -> dict[str, int]:
             if not any(cell.strip() for cell in row):
                 continue
             if len(row) <= max(at_id, at_label):
-                raise _bad(
+                raise bad(
                     f"file {str(path)!r}, line {line}: expected {len(header)} columns as in the "
                     f"header; got {len(row)}.",
                     option,
                 )
             x, text = row[at_id].strip(), row[at_label].strip()
             if not x:
-                raise _bad(f"file {str(path)!r}, line {line}: the id is empty.", option)
+                raise bad(f"file {str(path)!r}, line {line}: the id is empty.", option)
             value = _LABELS.get(text.lower())
             if value is None:
-                raise _bad(
+                raise bad(
                     f"file {str(path)!r}, line {line}: the label of id {x!r} must be 1/0, "
                     f"true/false or yes/no; got {text!r}.",
                     option,
                 )
             if x in labels and labels[x] != value:
-                raise _bad(
+                raise bad(
                     f"file {str(path)!r}: id {x!r} has conflicting labels, {labels[x]} on line "
                     f"{where[x]} and {value} on line {line}; keep one.",
                     option,
@@ -224,18 +220,13 @@ def read_labels(path: Path | None) -> dict[str, int]:
             labels.setdefault(x, value)
             where.setdefault(x, line)
     except csv.Error as err:
-        raise _bad(f"file {str(path)!r}, line {rows.line_num}: {err}.", option) from None
+        raise bad(f"file {str(path)!r}, line {rows.line_num}: {err}.", option) from None
     return labels
 
 
 def _percent(prob: float) -> str:
     """Return ``prob`` as an exact percentage (0.975 -> ``97.5%``)."""
     return f"{prob * 100:g}%"
-
-
-def _number(value: Any) -> float | None:
-    value = float(value)
-    return value if math.isfinite(value) else None  # NaN (no estimate) -> null
 
 
 def replay(
@@ -295,11 +286,11 @@ def _result(ev, systems, exhaustive, labels, options: dict) -> dict:
         for measure in _MEASURES:
             for suffix in ("", "_lower", "_upper"):
                 key = measure + suffix
-                row[key] = None if table is None else _number(table.loc[name, key])
+                row[key] = None if table is None else number(table.loc[name, key])
         row["samples"] = int(sub["labelled_samples"])
         row["planned_samples"] = int(sub["samples"])
         row["new_labels"] = int(sub["new_labels"])
-        row["planned_se"] = _number(sub["planned_se"])
+        row["planned_se"] = number(sub["planned_se"])
         rows.append(row)
     told, _ = ev.labelled()
     y0 = set(exhaustive)
@@ -386,9 +377,9 @@ def ondemand(
 ) -> None:
     """Evaluate systems one by one with joint importance sampling, labelling only what is needed."""
     if not 0.0 < prob < 1.0:
-        raise _bad(f"must be in the open interval (0, 1); got {prob}.", "--prob")
+        raise bad(f"must be in the open interval (0, 1); got {prob}.", "--prob")
     if not 0.0 < target_se < math.inf:
-        raise _bad(f"must be a positive number; got {target_se}.", "--target-se")
+        raise bad(f"must be a positive number; got {target_se}.", "--target-se")
     systems = read_systems(systems_dir)
     y0 = [x for _, x in _read_ids(exhaustive, "--exhaustive", "one true instance id per line")]
     given = read_labels(labels)
