@@ -31,13 +31,26 @@ from typing import Any
 from bayeval._validation import (
     check_choice,
     check_int,
+    check_nonnegative,
     check_positive,
     check_prob,
     check_rng,
+    check_share,
     check_whole,
 )
 
-__all__ = ["Constraint", "Integer", "OneOf", "Optional", "Positive", "Prob", "Seed", "Whole"]
+__all__ = [
+    "Constraint",
+    "Integer",
+    "Nonnegative",
+    "OneOf",
+    "Optional",
+    "Positive",
+    "Prob",
+    "Seed",
+    "Share",
+    "Whole",
+]
 
 
 class Constraint:
@@ -138,6 +151,38 @@ class Positive(Constraint):
 
     def good_example(self):
         return 1.0
+
+
+class Nonnegative(Constraint):
+    """A finite number ``>= 0``."""
+
+    def check(self, value, name):
+        return check_nonnegative(value, name)
+
+    def allowed(self):
+        return "a number >= 0"
+
+    def bad_example(self):
+        return -1.0
+
+    def good_example(self):
+        return 1.0
+
+
+class Share(Constraint):
+    """A share of something: a number in ``[0, 1)``."""
+
+    def check(self, value, name):
+        return check_share(value, name)
+
+    def allowed(self):
+        return "a number in [0, 1)"
+
+    def bad_example(self):
+        return 1.0
+
+    def good_example(self):
+        return 0.25
 
 
 class Seed(Constraint):

@@ -130,6 +130,17 @@ def check_nonnegative(value: Any, name: str) -> float:
     return number
 
 
+def check_share(value: Any, name: str) -> float:
+    """Return ``value`` as a float in ``[0, 1)``, or raise naming ``name``."""
+    try:
+        share = float(value)
+    except (TypeError, ValueError):
+        share = math.nan
+    if not 0.0 <= share < 1.0:
+        raise ValueError(f"`{name}` must be a number in [0, 1); got {plain(value)!r}.")
+    return share
+
+
 def check_positive(value: Any, name: str) -> float:
     """Return ``value`` as a finite float ``> 0``; booleans and strings are refused."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, Real):

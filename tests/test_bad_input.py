@@ -52,6 +52,11 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.simulate.coverage.coverage_study",
         "bayeval.simulate.binomial.binomial_coverage",
         "bayeval.ondemand.evaluator.OnDemandEvaluator.table",
+        "bayeval.sampling.base.Sampler.__init__",
+        "bayeval.sampling.stratified.Stratified.__init__",
+        "bayeval.sampling.static.StaticIS.__init__",
+        "bayeval.sampling.oasis.OASIS.__init__",
+        "bayeval.sampling.ais.AIS.__init__",
     ):
         assert expected in names, expected
 

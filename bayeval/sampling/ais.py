@@ -6,7 +6,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from bayeval._validation import check_choice, check_int, check_positive, check_rng
+from bayeval._constraints import Integer, OneOf, Positive, Seed, Share, validate
+from bayeval._validation import check_rng
 from bayeval.measures.layout import measure_variables
 from bayeval.measures.target import NEEDS_FINITE_LOSSES
 from bayeval.models.score_calibration import ScoreCalibration
@@ -128,6 +129,17 @@ class AIS(ImportanceSampler):
 
     method = "ais"
 
+    @validate(
+        epsilon0=Positive(),
+        response=OneOf(("predictive", "mode")),
+        sweeps=Integer(minimum=1),
+        anchor=Share(),
+        defensive=Share(),
+        posterior_draws=Integer(minimum=1),
+        posterior_thin=Integer(minimum=1),
+        batch_size=Integer(minimum=1),
+        rng=Seed(),
+    )
     def __init__(
         self,
         pool: Any,
@@ -155,13 +167,9 @@ class AIS(ImportanceSampler):
         model = DirichletTree() if model is None else model
         if not isinstance(model, DirichletTree):
             raise ValueError(f"`model` must be a bayeval.models.DirichletTree; got {model!r}.")
-        self.epsilon0 = check_positive(epsilon0, "epsilon0")
-        self.response = check_choice(response, ("predictive", "mode"), "response")
-        self.sweeps = check_int(sweeps, "sweeps", minimum=1)
-        self.anchor = _check_share(anchor, "anchor")
-        self.defensive = _check_share(defensive, "defensive")
-        self.posterior_draws = check_int(posterior_draws, "posterior_draws", minimum=1)
-        self.posterior_thin = check_int(posterior_thin, "posterior_thin", minimum=1)
+        self.epsilon0, self.response, self.sweeps = epsilon0, response, sweeps
+        self.anchor, self.defensive = anchor, defensive
+        self.posterior_draws, self.posterior_thin = posterior_draws, posterior_thin
         if self.anchor + self.defensive >= 1:
             raise ValueError(
                 f"`anchor + defensive` must be below 1 (the model's share of the proposal); "
@@ -423,13 +431,3 @@ class AIS(ImportanceSampler):
         variables, coords = measure_variables(target.g(total / self.pool.size), target.outputs)
         tree["posterior"] = tree["posterior"].to_dataset().assign(variables).assign_coords(coords)
         return tree
-
-
-def _check_share(value: Any, name: str) -> float:
-    try:
-        share = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"`{name}` must be a number in [0, 1); got {value!r}.") from None
-    if not 0.0 <= share < 1.0:
-        raise ValueError(f"`{name}` must be a number in [0, 1); got {value!r}.")
-    return share

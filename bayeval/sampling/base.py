@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from bayeval._constraints import Integer, Seed, validate
 from bayeval._core.normal import clip_covariance
 from bayeval._validation import check_binary, check_choice, check_int, check_rng
 from bayeval.measures.target import Target
@@ -37,10 +38,11 @@ class Sampler(ABC):
 
     method: ClassVar[str] = "sampler"
 
+    @validate(batch_size=Integer(minimum=1), rng=Seed())
     def __init__(self, pool: Any, measure: Any, *, batch_size: int = 50, rng: Any = None):
         self.target = Target(pool, measure)
         self.pool, self.measure = pool, measure
-        self.batch_size = check_int(batch_size, "batch_size", minimum=1)
+        self.batch_size = batch_size
         self._rng = check_rng(rng)
         self._labels: dict[int, int] = {}
         # the same labels as sorted positions and values, for vectorised look-ups

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from bayeval._validation import check_nonnegative, check_prob
+from bayeval._constraints import Integer, Nonnegative, Prob, Seed, validate
 from bayeval.measures.target import NEEDS_FINITE_LOSSES
 from bayeval.sampling._cells import score_cells
 from bayeval.sampling._proposal import model_R, pattern_norms
@@ -84,6 +84,9 @@ class OASIS(CellIS):
 
     method = "oasis"
 
+    @validate(
+        prior_strength=Nonnegative(), epsilon=Prob(), batch_size=Integer(minimum=1), rng=Seed()
+    )
     def __init__(
         self,
         pool: Any,
@@ -99,8 +102,7 @@ class OASIS(CellIS):
         super().__init__(pool, measure, batch_size=batch_size, rng=rng)
         if self.target.table is None:
             raise ValueError(NEEDS_FINITE_LOSSES.format(name="OASIS", measure=measure))
-        strength = check_nonnegative(prior_strength, "prior_strength")
-        self.epsilon = check_prob(epsilon, "epsilon")
+        strength, self.epsilon = prior_strength, epsilon
         self.strata, self.cells, prior = score_cells(self.target, strata, n_strata)
         cells = self.cells
         mean_score = np.bincount(

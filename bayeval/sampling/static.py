@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from bayeval._validation import check_positive
+from bayeval._constraints import Integer, Positive, Seed, validate
 from bayeval.measures.target import NEEDS_FINITE_LOSSES
 from bayeval.sampling._cells import score_cells
 from bayeval.sampling._proposal import cell_weights, model_R, pattern_norms
@@ -92,6 +92,7 @@ class StaticIS(CellIS):
 
     method = "static_is"
 
+    @validate(epsilon0=Positive(), batch_size=Integer(minimum=1), rng=Seed())
     def __init__(
         self,
         pool: Any,
@@ -106,7 +107,7 @@ class StaticIS(CellIS):
         super().__init__(pool, measure, batch_size=batch_size, rng=rng)
         if self.target.table is None:
             raise ValueError(NEEDS_FINITE_LOSSES.format(name=type(self).__name__, measure=measure))
-        self.epsilon0 = check_positive(epsilon0, "epsilon0")
+        self.epsilon0 = epsilon0
         self.strata, self.cells, self.prior = score_cells(self.target, strata, n_strata)
         self._set_proposal(score_weights(self.target, self.cells, self.prior, self.epsilon0))
 

@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from bayeval._constraints import Integer, OneOf, Seed, validate
 from bayeval._core.normal import clip_covariance
-from bayeval._validation import check_choice, check_int
 from bayeval.sampling._cells import score_cells
 from bayeval.sampling._proposal import model_R
 from bayeval.sampling.base import NEEDS_STAGE, Sampler
@@ -78,6 +78,13 @@ class Stratified(Sampler):
 
     method = "stratified"
 
+    @validate(
+        allocation=OneOf(("proportional", "neyman")),
+        n_strata=Integer(minimum=1),
+        min_per_stratum=Integer(minimum=1),
+        batch_size=Integer(minimum=1),
+        rng=Seed(),
+    )
     def __init__(
         self,
         pool: Any,
@@ -91,9 +98,7 @@ class Stratified(Sampler):
         rng: Any = None,
     ):
         super().__init__(pool, measure, batch_size=batch_size, rng=rng)
-        self.allocation = check_choice(allocation, ("proportional", "neyman"), "allocation")
-        n_strata = check_int(n_strata, "n_strata", minimum=1)
-        self.min_per_stratum = check_int(min_per_stratum, "min_per_stratum", minimum=1)
+        self.allocation, self.min_per_stratum = allocation, min_per_stratum
         if self.allocation == "neyman" and self.target.table is None:
             raise ValueError(
                 "allocation='neyman' needs a measure whose loss takes finitely many values per "
