@@ -65,7 +65,7 @@ def _rows(out):
 def _check_rows(out):
     # design intervals (logit scale) and credible ones stay in [0, 1] and hold their estimate
     for row in out["estimates"]:
-        for p in ("", "credible_", "robust_"):
+        for p in ("design_", "posterior_", "robust_"):
             lower, estimate, upper = (row[f"{p}{k}"] for k in ("lower", "estimate", "upper"))
             assert 0 <= lower <= estimate <= upper <= 1, row
 
@@ -87,21 +87,25 @@ def test_febrl_json_equals_the_python_api():
     rows = _rows(out)
     assert list(rows) == ["f1", "precision", "recall"]
     ci = run.estimate.interval(0.95)
-    assert rows["f1"]["basis"] == "sampled for"
-    assert (rows["f1"]["estimate"], rows["f1"]["lower"], rows["f1"]["upper"]) == (
-        run.estimate.value[0], *ci.values[0],
-    )  # fmt: skip
+    assert rows["f1"]["role"] == "sampled for"
+    design = [rows["f1"][f"design_{k}"] for k in ("estimate", "lower", "upper")]
+    assert design == pytest.approx([run.estimate.value[0], *ci.values[0]], rel=1e-12)
+    # release 0.1's keys stay one release, equal to the new ones, and the output names them
+    assert out["deprecated_keys"]["credible_lower"] == "posterior_lower"
+    for old, new in out["deprecated_keys"].items():
+        assert rows["f1"][old] == rows["f1"][new]
     for name, measure in (("precision", be.measures.Precision()), ("recall", be.measures.Recall())):
         est = run.sampler.estimate(measure=measure)
-        assert rows[name]["basis"] == "same labels"
-        assert rows[name]["estimate"] == est.value[0]
+        assert rows[name]["role"] == "same labels"
+        assert rows[name]["design_estimate"] == pytest.approx(est.value[0], rel=1e-12)
         assert rows[name]["truth"] == measure.value(truth, predictions=pool.predictions)[0]
     assert rows["f1"]["truth"] == pytest.approx(2 * 494 / (500 + 514))  # FEBRL: 494 TP, 20 FP
     robust = run.sampler.estimate(model=be.models.ScoreCalibration.robust())
     robust_ci = robust.interval(0.95, basis="posterior")
-    assert (rows["f1"]["robust_lower"], rows["f1"]["robust_upper"]) == (
-        robust_ci.sel(ci_bound="lower").values[0], robust_ci.sel(ci_bound="upper").values[0],
-    )  # fmt: skip
+    assert (rows["f1"]["robust_lower"], rows["f1"]["robust_upper"]) == pytest.approx(
+        (robust_ci.sel(ci_bound="lower").values[0], robust_ci.sel(ci_bound="upper").values[0]),
+        rel=1e-12,
+    )
     _check_rows(out)
 
 
@@ -135,7 +139,7 @@ def test_labelled_file_is_a_simulated_oracle(tmp_path, items, suffix):
     pool = _pool(items)
     run = be.evaluate(pool, be.measures.FScore(), items["label"].to_numpy(), 120, "ais",
                       batch_size=40, rng=5)  # fmt: skip
-    assert _rows(out)["f1"]["estimate"] == run.estimate.value[0]
+    assert _rows(out)["f1"]["design_estimate"] == pytest.approx(run.estimate.value[0], rel=1e-12)
     assert _rows(out)["recall"]["truth"] == pytest.approx(
         be.measures.Recall().value(items["label"], predictions=items["prediction"])[0]
     )
@@ -204,7 +208,9 @@ def test_interactive_loop_with_a_skip_keeps_every_answer_in_a_session(tmp_path, 
     assert labels == 4 and kept["annotator"].eq("ann").all()
     assert kept["id"].tolist() == [shown[1], shown[2], shown[3], shown[4]]
     assert kept["label"].tolist() == [1, 0, 0, 1]
-    assert _rows(out)["f1"]["estimate"] == pytest.approx(sampler.estimate().value[0], rel=1e-9)
+    assert _rows(out)["f1"]["design_estimate"] == pytest.approx(
+        sampler.estimate().value[0], rel=1e-9
+    )
     assert _rows(out)["f1"]["truth"] is None
     # the prompt and each item's fields went to stderr, away from the JSON
     first = items.set_index("id").loc[shown[0]]

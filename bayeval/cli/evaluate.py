@@ -317,6 +317,18 @@ def _write_report(folder: Path, source, sampler, tracker, truth) -> list[Path]:
     return files
 
 
+#: The JSON keys of release 0.1 (kept for one release), each with its new name: the basis of an
+#: interval names it, as everywhere in bayeval (``posterior`` or ``design``), not its kind.
+DEPRECATED_KEYS = {
+    "basis": "role",
+    "estimate": "design_estimate",
+    "lower": "design_lower",
+    "upper": "design_upper",
+    "credible_estimate": "posterior_estimate",
+    "credible_lower": "posterior_lower",
+    "credible_upper": "posterior_upper",
+}
+
 # An end of the robust credible interval this far from the default's is reported beside it
 ROBUST_DIFFERS = 0.005
 
@@ -345,14 +357,14 @@ def _result(pool, source, sampler, tracker, truth, run, completed, seconds) -> d
             row = {
                 "measure": name,
                 "output": output,
-                "basis": "sampled for" if name == tracker.names[0] else "same labels",
-                **{key: number(v[i]) for key, v in zip(_KEYS, design, strict=True)},
+                "role": "sampled for" if name == tracker.names[0] else "same labels",
                 "se": number(est.standard_error[i]),
                 "truth": number(truth[output]) if output in truth else None,
             }
-            for prefix, interval in (("credible_", cred), ("robust_", robust)):
+            for basis, interval in (("posterior", cred), ("design", design), ("robust", robust)):
                 for key, values in zip(_KEYS, interval or (None,) * 3, strict=True):
-                    row[f"{prefix}{key}"] = None if values is None else number(values[i])
+                    row[f"{basis}_{key}"] = None if values is None else number(values[i])
+            row.update({old: row[new] for old, new in DEPRECATED_KEYS.items()})
             rows.append(row)
     return {
         "pool": pool,
@@ -365,18 +377,19 @@ def _result(pool, source, sampler, tracker, truth, run, completed, seconds) -> d
         "batch_size": batch_size,
         "seed": seed,
         "prob": tracker.prob,
-        "interval": "confidence",
+        "ci_kind": "eti",
         "oracle": "labels" if source.truth is not None else "interactive",
         "completed": completed,
         "seconds": seconds,
         "estimates": rows,
         "unavailable": dict(tracker.unavailable),
+        "deprecated_keys": dict(DEPRECATED_KEYS),
     }
 
 
 def _robust_differs(row: dict) -> bool:
     """Whether an end of the robust credible interval moves by more than ROBUST_DIFFERS."""
-    ends = [row[k] for k in ("credible_lower", "credible_upper", "robust_lower", "robust_upper")]
+    ends = [row[k] for k in ("posterior_lower", "posterior_upper", "robust_lower", "robust_upper")]
     if None in ends:
         return False
     return max(abs(ends[0] - ends[2]), abs(ends[1] - ends[3])) > ROBUST_DIFFERS
@@ -417,13 +430,13 @@ def _print(result: dict, source, console) -> None:
     for row in result["estimates"]:
         cells = [
             row["output"],
-            fmt(row["credible_estimate"]),
-            f"[{fmt(row['credible_lower'])}, {fmt(row['credible_upper'])}]",
-            fmt(row["estimate"]),
-            f"[{fmt(row['lower'])}, {fmt(row['upper'])}]",
+            fmt(row["posterior_estimate"]),
+            f"[{fmt(row['posterior_lower'])}, {fmt(row['posterior_upper'])}]",
+            fmt(row["design_estimate"]),
+            f"[{fmt(row['design_lower'])}, {fmt(row['design_upper'])}]",
         ]
         if known:
-            cells += [fmt(row["truth"]), f"{covers(row, 'credible_')} / {covers(row, '')}"]
+            cells += [fmt(row["truth"]), f"{covers(row, 'posterior_')} / {covers(row, 'design_')}"]
         table.add_row(*cells)
     console.print(table)
     console.print(
