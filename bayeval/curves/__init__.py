@@ -17,7 +17,8 @@ The methods label the planned items through an :class:`~bayeval.oracles.Oracle` 
 - :func:`adastrat`, adaptive stratified sampling (an :class:`AdaStratResult`, whose estimate and
   bounds are envelopes rather than step functions).
 
-The plans' result objects are in :mod:`bayeval.curves.planning`.
+The plans' result objects are in :mod:`bayeval.curves.plans`, the geometric ranks in
+:mod:`bayeval.curves.geometry`.
 """
 
 from bayeval.curves.adastrat import AdaStratResult, adastrat

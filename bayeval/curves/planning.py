@@ -7,7 +7,9 @@ precision function queried* and *how many distinct items are annotated*. The alg
 
 Everything here is O(number of queried points): the geometric points ``g_j = ceil((1 + eps)^j)``
 are computed only for ``j`` between ``ell`` and ``L``, never as arrays of length ``n_items``, so
-lists of ``2 * 10**9`` items plan in milliseconds.
+lists of ``2 * 10**9`` items plan in milliseconds. The plan types
+(:mod:`bayeval.curves.plans`) and :func:`~bayeval.curves.geometry.geometric_points` are
+re-exported here.
 
 References
 ----------
@@ -20,15 +22,33 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
-from numbers import Real
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from bayeval._validation import check_prob, check_whole
+from bayeval.curves.geometry import (
+    LOGSTRAT_DEFAULT_WINDOW,
+    Geometry,
+    ceil_ratio,
+    check_alpha,
+    check_beta,
+    check_epsilon,
+    check_n_items,
+    check_p_min,
+    check_r_tilde,
+    check_real,
+    geometric_points,
+)
+from bayeval.curves.plans import (
+    AdaStratPlan,
+    CurvePlan,
+    LogStratPlan,
+    PaulaPlan,
+    RandomPlan,
+    frozen,
+)
 
 __all__ = [
     "AdaStratPlan",
@@ -42,385 +62,6 @@ __all__ = [
     "plan_paula",
     "plan_random",
 ]
-
-#: Largest list the planners accept: ranks stay exact in float64 and int64 arithmetic.
-MAX_ITEMS = 2**53
-
-#: Window used for the default ``r_tilde`` of LogStrat: the AdaStrat paper's experiments (§5)
-#: run LogStrat and PAULA (window 100) on the same geometric points (78, 234 and 312 queries).
-_LOGSTRAT_DEFAULT_WINDOW = 100
-
-
-# --------------------------------------------------------------------------- validation
-
-
-def _check_real(value: Any, name: str) -> float:
-    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
-        raise ValueError(f"`{name}` must be a real number; got {value!r}.")
-    number = float(value)
-    if not math.isfinite(number):
-        raise ValueError(f"`{name}` must be finite; got {value!r}.")
-    return number
-
-
-def _check_epsilon(epsilon: Any) -> float:
-    value = _check_real(epsilon, "epsilon")
-    if not 0.0 < value <= 1.0:
-        raise ValueError(f"`epsilon` must be in the half-open interval (0, 1]; got {epsilon!r}.")
-    return value
-
-
-def _check_p_min(p_min: Any) -> float:
-    value = _check_real(p_min, "p_min")
-    if not 0.0 < value <= 1.0:
-        raise ValueError(f"`p_min` must be in the half-open interval (0, 1]; got {p_min!r}.")
-    return value
-
-
-def _check_beta(beta: Any) -> float:
-    value = _check_real(beta, "beta")
-    if not value > 1.0:
-        raise ValueError(f"`beta` must be greater than 1; got {beta!r}.")
-    return value
-
-
-def _check_alpha(alpha: Any) -> float:
-    value = _check_real(alpha, "alpha")
-    if not value > 0.0:
-        raise ValueError(f"`alpha` must be greater than 0; got {alpha!r}.")
-    return value
-
-
-def _check_n_items(n_items: Any) -> int:
-    return check_whole(n_items, "n_items", minimum=1, maximum=MAX_ITEMS)
-
-
-def _check_r_tilde(r_tilde: Any, n_items: int, default: int, default_text: str) -> int:
-    if r_tilde is None:
-        if default > n_items:
-            raise ValueError(
-                f"`r_tilde` must not exceed n_items={n_items}; the default {default_text} = "
-                f"{default} does, so the list is too short for these settings (annotate it "
-                f"exhaustively, or pass a smaller r_tilde)."
-            )
-        return default
-    value = check_whole(r_tilde, "r_tilde", minimum=1)
-    if value > n_items:
-        raise ValueError(f"`r_tilde` must not exceed n_items={n_items}; got {r_tilde!r}.")
-    return value
-
-
-# --------------------------------------------------------------------------- geometry
-
-
-class _Geometry:
-    """Exact ``g_j = ceil((1 + eps)^j)`` and ``floor(eps (1 + eps)^j - 1)``.
-
-    ``eps`` is read as the decimal it prints as (``0.03`` is 3/100, not the nearest binary
-    double), so these integers are those of the paper's arithmetic. A float evaluation is checked
-    and, within ``_NEAR`` (relative) of an integer, redone in decimal arithmetic with 40 digits
-    to spare; the float error is below ``2e-14`` relative for every ``j`` used here.
-    """
-
-    _NEAR = 1e-11
-
-    def __init__(self, epsilon: float):
-        self.epsilon = epsilon
-        self._log_ratio = math.log1p(epsilon)
-        self._eps = Decimal(repr(epsilon))
-        self._ratio = 1 + self._eps
-
-    def _decimal(self, j: int, times_eps: bool) -> Decimal:
-        digits = 60 + len(str(j))
-        with localcontext() as ctx:
-            ctx.prec = digits
-            value = self._ratio**j
-            return value * self._eps if times_eps else value
-
-    def _rounded(self, j: np.ndarray, *, times_eps: bool, ceil: bool) -> np.ndarray:
-        j = np.asarray(j, dtype=np.int64)
-        x = np.exp(j * self._log_ratio)
-        if times_eps:
-            x = x * self.epsilon
-        out = np.ceil(x) if ceil else np.floor(x)
-        near = np.abs(x - np.round(x)) <= self._NEAR * np.maximum(x, 1.0)
-        rounding = ROUND_CEILING if ceil else ROUND_FLOOR
-        for i in np.flatnonzero(near):
-            exact = self._decimal(int(j[i]), times_eps)
-            out[i] = float(exact.to_integral_value(rounding=rounding))
-        return out.astype(np.int64)
-
-    def ceil_power(self, j: np.ndarray | int) -> np.ndarray:
-        """``ceil((1 + eps)^j)`` elementwise (Definition 4 of [1])."""
-        return self._rounded(np.atleast_1d(j), times_eps=False, ceil=True)
-
-    def g(self, j: int) -> int:
-        return int(self.ceil_power(j)[0])
-
-    def m(self, ell: int) -> int:
-        """``floor(eps (1 + eps)^ell - 1)`` (Section 4.2 of [1])."""
-        return int(self._rounded(np.atleast_1d(ell), times_eps=True, ceil=False)[0]) - 1
-
-    def first_at_least(self, r: int) -> int:
-        """Smallest ``j >= 0`` with ``(1 + eps)^j >= r``, i.e. ``ceil(log_{1+eps} r)``."""
-        j = max(0, math.ceil(math.log(r) / self._log_ratio))
-        while j > 0 and self.g(j - 1) >= r:
-            j -= 1
-        while self.g(j) < r:
-            j += 1
-        return j
-
-    def last_at_most(self, n: int) -> int:
-        """Largest ``j >= 0`` with ``(1 + eps)^j <= n``, i.e. ``floor(log_{1+eps} n)``."""
-        j = max(0, math.floor(math.log(n) / self._log_ratio))
-        while self.g(j + 1) <= n:
-            j += 1
-        while j > 0 and self.g(j) > n:
-            j -= 1
-        return j
-
-
-def _ceil_ratio(numerator: int, epsilon: float) -> int:
-    """``ceil(numerator / epsilon)`` exactly, with ``epsilon`` read as the decimal it prints as."""
-    return math.ceil(Fraction(numerator) / Fraction(repr(epsilon)))
-
-
-def geometric_points(epsilon: float, start: int, stop: int) -> np.ndarray:
-    """Return the geometric ranks ``g_j = ceil((1 + epsilon)^j)`` for ``start <= j <= stop``.
-
-    Parameters
-    ----------
-    epsilon : float
-        The geometric spacing, in ``(0, 1]``; read as the decimal it prints as.
-    start, stop : int
-        First and last exponent (inclusive); ``stop < start`` gives an empty array.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``int64`` array of length ``max(0, stop - start + 1)``.
-
-    Notes
-    -----
-    Definition 4 of [1]_. The values are exact integers (a float evaluation is redone in decimal
-    arithmetic wherever it lies close to an integer), unlike the iterated floating-point product of
-    the pseudo-code of Algorithms 1 and 2, whose rounding error grows with ``j``. For integer
-    ``r``, ``(1 + eps)^j <= r`` if and only if ``g_j <= r``, so the step-function index of
-    Definition 5, ``floor(log_{1+eps} r)``, is the largest ``j`` with ``g_j <= r``.
-
-    References
-    ----------
-    .. [1] A. Sabharwal and H. Sedghi. How good are my predictions? UAI 2017.
-
-    Examples
-    --------
-    >>> from bayeval.curves.planning import geometric_points
-    >>> geometric_points(0.5, 0, 6).tolist()
-    [1, 2, 3, 4, 6, 8, 12]
-    >>> geometric_points(0.03, 276, 278).tolist()
-    [3492, 3597, 3705]
-    """
-    epsilon = _check_epsilon(epsilon)
-    start = check_whole(start, "start", minimum=0)
-    stop = check_whole(stop, "stop", minimum=-1)
-    if stop < start:
-        return np.empty(0, dtype=np.int64)
-    return _Geometry(epsilon).ceil_power(np.arange(start, stop + 1, dtype=np.int64))
-
-
-def _read_only(array: np.ndarray) -> np.ndarray:
-    array = np.ascontiguousarray(array, dtype=np.int64)
-    array.setflags(write=False)
-    return array
-
-
-# --------------------------------------------------------------------------- results
-
-
-def _format(value: Any) -> str:
-    if isinstance(value, np.ndarray):
-        n = value.size
-        if n == 0:
-            return "[] (0 ranks)"
-        if n <= 4:
-            shown = ", ".join(str(v) for v in value.tolist())
-        else:
-            shown = f"{value[0]}, {value[1]}, ..., {value[-1]}"
-        return f"[{shown}] ({n} ranks)"
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return repr(value)
-
-
-@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
-class CurvePlan:
-    """What a precision-curve method will query and annotate, computed before labelling.
-
-    Attributes
-    ----------
-    method : str
-        Class attribute: ``"random"``, ``"logstrat"`` or ``"paula"``.
-    n_items : int
-        Length ``N`` of the ranked list.
-    queried : numpy.ndarray
-        Read-only ``int64`` array, increasing: the ranks at which the method queries (estimates)
-        the precision function. Prefix ranks whose precision is computed exactly from annotations
-        are not queries.
-    annotations : int
-        Distinct items the method annotates (see each planner for the exact accounting).
-    annotations_formula : float
-        The closed-form count the paper states for the method, before any integer rounding.
-    approximation : float
-        The pointwise approximation factor the method guarantees (with probability
-        ``1 - delta`` for the sampling methods).
-    """
-
-    method: ClassVar[str] = ""
-
-    n_items: int
-    queried: np.ndarray
-    annotations: int
-    annotations_formula: float
-    approximation: float
-
-    @property
-    def n_queries(self) -> int:
-        """Number of queried ranks, ``len(queried)``."""
-        return int(self.queried.size)
-
-    def __repr__(self) -> str:
-        parts = [f"{f.name}={_format(getattr(self, f.name))}" for f in fields(self)]
-        parts.insert(2, f"n_queries={self.n_queries}")
-        return f"{type(self).__name__}({', '.join(parts)})"
-
-
-@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
-class RandomPlan(CurvePlan):
-    """Plan of the random-sampling baseline (Section 3 of [1]).
-
-    Attributes
-    ----------
-    alpha : float
-        Target relative error: ``p'(r s / N)`` is a ``(1 + alpha)``-approximation of ``p(r)``.
-    p_min : float
-        The precision value ``p(r)`` assumed in Eq. 4 (a lower bound on ``p``).
-    delta : float
-        Overall error probability (union bound over the ``N`` ranks).
-    n_samples : int
-        ``s``, the uniform random samples drawn from the whole list (0 for a census).
-    n_prefix : int
-        ``n_{alpha,s}`` of Eq. 4: the top ranks annotated exhaustively (``N`` for a census).
-
-    References
-    ----------
-    .. [1] A. Sabharwal and H. Sedghi. How good are my predictions? UAI 2017.
-    """
-
-    method: ClassVar[str] = "random"
-
-    alpha: float
-    p_min: float
-    delta: float
-    n_samples: int
-    n_prefix: int
-
-
-@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
-class _GeometricPlan(CurvePlan):
-    """Fields shared by the plans built on the geometric points of Section 4.2 of [1]."""
-
-    epsilon: float
-    r_tilde: int
-    ell: int
-    L: int
-    m: int
-    gamma: float
-    g_ell: int
-    points: np.ndarray
-
-
-@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
-class LogStratPlan(_GeometricPlan):
-    """Plan of LogStrat, logarithmic stratified sampling (Algorithm 1 of [1]).
-
-    Attributes
-    ----------
-    epsilon, r_tilde, ell, L, m, gamma : float or int
-        The quantities of Section 4.2 of [1]: ``ell = ceil(log_{1+eps} r_tilde)``,
-        ``L = floor(log_{1+eps} N)``, ``m = floor(eps (1 + eps)^ell - 1)`` (the largest
-        monotonicity gap of Assumption A.1 that Theorem 1 covers) and
-        ``gamma = 1 + eps + (2 + eps) / m`` (PAULA's factor, reported for comparison).
-    g_ell : int
-        ``ceil((1 + eps)^ell)``: ranks ``1..g_ell`` are annotated exhaustively.
-    points : numpy.ndarray
-        ``g_ell, ..., g_L``: the corners of the step function of Definition 5.
-    delta, p_min, beta : float
-        Error probability, assumed minimum precision and per-point factor of Lemma 1.
-    s : int
-        Samples behind each point estimate (Algorithm 1):
-        ``ceil(ln((L - ell) / (delta / 2)) / (2 (beta - 1)^2 p_min^2))``.
-    samples_per_query : float
-        ``eps / (1 + eps) * s`` before rounding ``s``: the expected fresh samples per queried
-        point, the factor multiplying ``L - ell`` in Theorem 2 (compared in Section 4.4.4).
-    stratum_samples : numpy.ndarray
-        Fresh annotations drawn (without replacement) in stratum ``(points[k-1], points[k]]``
-        for each queried point ``points[k]``.
-
-    References
-    ----------
-    .. [1] A. Sabharwal and H. Sedghi. How good are my predictions? UAI 2017.
-    """
-
-    method: ClassVar[str] = "logstrat"
-
-    delta: float
-    p_min: float
-    beta: float
-    s: int
-    samples_per_query: float
-    stratum_samples: np.ndarray
-
-
-@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
-class PaulaPlan(_GeometricPlan):
-    """Plan of PAULA (Algorithm 2 of [1]).
-
-    Attributes
-    ----------
-    epsilon, window, r_tilde, ell, L, m, gamma : float or int
-        The quantities of Section 4.2 of [1] with ``Delta = window``.
-    g_ell : int
-        ``ceil((1 + eps)^ell)``: ranks ``1..g_ell`` are annotated exhaustively.
-    points : numpy.ndarray
-        ``g_ell, ..., g_L``: the corners of the two step functions.
-
-    References
-    ----------
-    .. [1] A. Sabharwal and H. Sedghi. How good are my predictions? UAI 2017.
-    """
-
-    method: ClassVar[str] = "paula"
-
-    window: int
-
-    def annotated_ranks(self) -> np.ndarray:
-        """Return every annotated rank, increasing: ``1..g_ell`` and the windows below the queries.
-
-        Returns
-        -------
-        numpy.ndarray
-            ``int64`` array of length ``annotations`` (memory O(annotations), never O(N)).
-        """
-        prefix = np.arange(1, min(self.g_ell, self.n_items) + 1, dtype=np.int64)
-        if self.queried.size == 0:
-            return prefix
-        # window k covers low[k]..queried[k]; it never reaches below the previous point
-        low = np.maximum(self.queried - self.window + 1, self.points[:-1] + 1)
-        lengths = self.queried - low + 1
-        starts = np.cumsum(lengths) - lengths  # where each window begins in the output
-        windows = np.repeat(low - starts, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
-        return np.concatenate([prefix, windows])
-
 
 # --------------------------------------------------------------------------- planners
 
@@ -502,10 +143,10 @@ def plan_random(
     >>> round(curves.plan_random(3_561_500, p_min=0.5).annotations, -3)
     284000
     """
-    n = _check_n_items(n_items)
+    n = check_n_items(n_items)
     if alpha is None:
-        eps = 0.03 if epsilon is None else _check_epsilon(epsilon)
-        factor = 1.05 if beta is None else _check_beta(beta)
+        eps = 0.03 if epsilon is None else check_epsilon(epsilon)
+        factor = 1.05 if beta is None else check_beta(beta)
         alpha_value = factor * (1.0 + eps) - 1.0
     else:
         if epsilon is not None or beta is not None:
@@ -513,8 +154,8 @@ def plan_random(
                 "Give either `alpha` or `epsilon` and `beta` (alpha = beta * (1 + epsilon) - 1); "
                 f"got alpha={alpha!r}, epsilon={epsilon!r}, beta={beta!r}."
             )
-        alpha_value = _check_alpha(alpha)
-    p = _check_p_min(p_min)
+        alpha_value = check_alpha(alpha)
+    p = check_p_min(p_min)
     d = check_prob(delta, "delta")
 
     # n_{alpha,s} * s >= t  (Eq. 4 rearranged)
@@ -536,7 +177,7 @@ def plan_random(
         prefix, s = n, 0
     return RandomPlan(
         n_items=n,
-        queried=_read_only(np.empty(0, dtype=np.int64)),
+        queried=frozen(np.empty(0, dtype=np.int64)),
         annotations=min(n, prefix + s),
         annotations_formula=formula,
         approximation=1.0 + alpha_value,
@@ -549,7 +190,7 @@ def plan_random(
 
 
 def _geometry_of(n: int, epsilon: float, r_tilde: int) -> dict[str, Any]:
-    geo = _Geometry(epsilon)
+    geo = Geometry(epsilon)
     ell = geo.first_at_least(r_tilde)
     big_l = geo.last_at_most(n)
     m = geo.m(ell)
@@ -661,19 +302,19 @@ def plan_logstrat(
     >>> round(plan.annotations_formula), plan.annotations
     (18115, 17209)
     """
-    n = _check_n_items(n_items)
-    eps = _check_epsilon(epsilon)
-    default = _ceil_ratio(_LOGSTRAT_DEFAULT_WINDOW + 2, eps)
-    rt = _check_r_tilde(r_tilde, n, default, "ceil(102 / epsilon)")
+    n = check_n_items(n_items)
+    eps = check_epsilon(epsilon)
+    default = ceil_ratio(LOGSTRAT_DEFAULT_WINDOW + 2, eps)
+    rt = check_r_tilde(r_tilde, n, default, "ceil(102 / epsilon)")
     d = check_prob(delta, "delta")
-    p = _check_p_min(p_min)
-    b = _check_beta(beta)
+    p = check_p_min(p_min)
+    b = check_beta(beta)
     geo = _geometry_of(n, eps, rt)
     if geo["m"] < 1:
         raise ValueError(
             f"`r_tilde` is too small for epsilon={eps!r}: m = floor(eps (1 + eps)^ell - 1) = "
             f"{geo['m']} with ell={geo['ell']}, but Theorem 1 needs m >= 1 "
-            f"(r_tilde >= ceil(2 / epsilon) = {_ceil_ratio(2, eps)} suffices); got {rt!r}."
+            f"(r_tilde >= ceil(2 / epsilon) = {ceil_ratio(2, eps)} suffices); got {rt!r}."
         )
     points = geo["points"]
     n_queries = max(0, points.size - 1)
@@ -687,7 +328,7 @@ def plan_logstrat(
     prefix = min(geo["g_ell"], n)
     return LogStratPlan(
         n_items=n,
-        queried=_read_only(points[1:]),
+        queried=frozen(points[1:]),
         annotations=prefix + int(samples.sum()),
         annotations_formula=prefix + n_queries * per_query,
         approximation=b * (1.0 + eps),
@@ -698,13 +339,13 @@ def plan_logstrat(
         m=geo["m"],
         gamma=geo["gamma"],
         g_ell=geo["g_ell"],
-        points=_read_only(points),
+        points=frozen(points),
         delta=d,
         p_min=p,
         beta=b,
         s=s,
         samples_per_query=per_query,
-        stratum_samples=_read_only(samples),
+        stratum_samples=frozen(samples),
     )
 
 
@@ -773,11 +414,11 @@ def plan_paula(
     >>> curves.plan_paula(35_615, epsilon=0.05).annotations
     7822
     """
-    n = _check_n_items(n_items)
-    eps = _check_epsilon(epsilon)
+    n = check_n_items(n_items)
+    eps = check_epsilon(epsilon)
     delta_w = check_whole(window, "window", minimum=1)
-    minimum = _ceil_ratio(delta_w + 2, eps)
-    rt = _check_r_tilde(r_tilde, n, minimum, "ceil((window + 2) / epsilon)")
+    minimum = ceil_ratio(delta_w + 2, eps)
+    rt = check_r_tilde(r_tilde, n, minimum, "ceil((window + 2) / epsilon)")
     if rt < minimum:
         raise ValueError(
             f"`r_tilde` must be at least ceil((window + 2) / epsilon) = {minimum} for "
@@ -791,7 +432,7 @@ def plan_paula(
     n_queries = int(queried.size)
     return PaulaPlan(
         n_items=n,
-        queried=_read_only(queried),
+        queried=frozen(queried),
         annotations=prefix + int(new_per_window.sum()),
         annotations_formula=float(prefix + delta_w * n_queries),
         approximation=geo["gamma"] * (1.0 + eps),
@@ -803,52 +444,8 @@ def plan_paula(
         m=geo["m"],
         gamma=geo["gamma"],
         g_ell=geo["g_ell"],
-        points=_read_only(points),
+        points=frozen(points),
     )
-
-
-@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
-class AdaStratPlan(CurvePlan):
-    """Settings and worst-case costs of AdaStrat (Algorithm 1 of [1]), before labelling.
-
-    AdaStrat chooses its queries from the labels it sees, so unlike the other plans this one
-    cannot list them: ``queried`` is empty and ``annotations`` is an upper bound. The run's
-    :class:`~bayeval.curves.CurveResult` holds the ranks actually queried.
-
-    Attributes
-    ----------
-    epsilon, m, r_tilde : float or int
-        Target factor, monotonicity gap and the rank after which Definition 1 is assumed.
-    l_tilde : int
-        ``max(ceil((1 + eps)^2 m / (2 eps + eps^2)), r_tilde)``: ranks ``1..l_tilde`` are
-        annotated exhaustively.
-    delta, beta, p_min, eta : float
-        Error probability, per-query factor, assumed minimum precision and label-noise rate of
-        Eq. 5.
-    max_queries : int
-        Theorem 4's bound ``floor(log_{1+eps}(N / l_tilde))`` on the calls to QUERY (at least 1).
-    s_max : int
-        Eq. 5's sample size with ``K = max_queries`` (``max_queries + 1`` if ``eta > 0``: the
-        noisy prefix is estimated too), the largest any run uses.
-
-    References
-    ----------
-    .. [1] A. Sabharwal and Y. Xue. Adaptive stratified sampling for precision-recall
-       estimation. UAI 2018.
-    """
-
-    method: ClassVar[str] = "adastrat"
-
-    epsilon: float
-    m: int
-    r_tilde: int
-    l_tilde: int
-    delta: float
-    beta: float
-    p_min: float
-    eta: float
-    max_queries: int
-    s_max: int
 
 
 def adastrat_sample_size(n_queries: int, *, delta: float, beta: float, p_min: float, eta: float):
@@ -862,7 +459,7 @@ def adastrat_sample_size(n_queries: int, *, delta: float, beta: float, p_min: fl
 
 
 def _check_eta(eta: Any, beta: float) -> float:
-    value = _check_real(eta, "eta")
+    value = check_real(eta, "eta")
     if not 0.0 <= value < 0.5:
         raise ValueError(f"`eta` must be in the half-open interval [0, 0.5); got {eta!r}.")
     if not beta > 1.0 + value:
@@ -939,16 +536,16 @@ def plan_adastrat(
     >>> plan.annotations      # at most (LogStrat: 53,350 by Theorem 2 of [1]_)
     54533
     """
-    n = _check_n_items(n_items)
-    eps = _check_epsilon(epsilon)
-    default = _ceil_ratio(_LOGSTRAT_DEFAULT_WINDOW + 2, eps)
-    rt = _check_r_tilde(r_tilde, n, default, "ceil(102 / epsilon)")
+    n = check_n_items(n_items)
+    eps = check_epsilon(epsilon)
+    default = ceil_ratio(LOGSTRAT_DEFAULT_WINDOW + 2, eps)
+    rt = check_r_tilde(r_tilde, n, default, "ceil(102 / epsilon)")
     d = check_prob(delta, "delta")
-    p = _check_p_min(p_min)
-    b = _check_beta(beta)
+    p = check_p_min(p_min)
+    b = check_beta(beta)
     noise = _check_eta(eta, b)
     if m is None:
-        geo = _Geometry(eps)
+        geo = Geometry(eps)
         gap = geo.m(geo.first_at_least(rt))
         if gap < 1:
             raise ValueError(
@@ -962,7 +559,7 @@ def plan_adastrat(
     l_tilde = max(math.ceil((1 + eps_frac) ** 2 * gap / (2 * eps_frac + eps_frac**2)), rt)
     if l_tilde >= n:  # the list is annotated in full
         return AdaStratPlan(
-            n_items=n, queried=_read_only(np.empty(0)), annotations=n,
+            n_items=n, queried=frozen(np.empty(0)), annotations=n,
             annotations_formula=float(n), approximation=1.0, epsilon=eps, m=gap, r_tilde=rt,
             l_tilde=l_tilde, delta=d, beta=b, p_min=p, eta=noise, max_queries=0, s_max=0,
         )  # fmt: skip
@@ -974,7 +571,7 @@ def plan_adastrat(
     bound = l_tilde + math.ceil(s_max * log_span) + max_queries
     return AdaStratPlan(
         n_items=n,
-        queried=_read_only(np.empty(0)),
+        queried=frozen(np.empty(0)),
         annotations=min(n, bound),
         annotations_formula=l_tilde + s_real * log_span,
         approximation=b * (1.0 + eps),
