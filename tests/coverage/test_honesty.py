@@ -6,10 +6,13 @@ a perfectly calibrated 95% interval covers 34 or fewer times with probability 0.
 (binomial), so ``>= 0.85`` fails a calibrated interval about once in 250 cells.
 """
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from bayeval.models import CalibrationWarning
 from bayeval.simulate.battery import battery_pool, honesty_run, summarise_battery
 
 REPEATS = 40
@@ -22,7 +25,12 @@ def battery():
         pool, truth = battery_pool(pool_name, size=20_000)
         for sampler in ("static_is", "ais"):
             for seed in range(REPEATS):
-                for row in honesty_run(pool, truth, sampler, (500,), rng=seed):
+                # a fit whose importance weights are concentrated warns (as in the full battery,
+                # whose readings count them); the intervals are scored all the same
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", CalibrationWarning)
+                    run = honesty_run(pool, truth, sampler, (500,), rng=seed)
+                for row in run:
                     rows.append({"pool": pool_name, "sampler": sampler, "seed": seed, **row})
     return pd.DataFrame(rows)
 
