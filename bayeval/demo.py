@@ -10,6 +10,7 @@ decision threshold; each stratum is sampled without replacement and "labelled" f
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -124,12 +125,25 @@ def run_demo(rng: int | np.random.Generator = 2013, prob: float = 0.95) -> DemoR
     return DemoResult(sample, truth, table)
 
 
-def plot_demo(result: DemoResult, path) -> None:
-    """Save the intervals of every measure next to the truth as a PNG."""
-    import matplotlib.pyplot as plt
+def plot_demo(result: DemoResult, axes: Any = None) -> np.ndarray:
+    """Plot the intervals of every measure next to the truth, one panel per measure.
 
+    Parameters
+    ----------
+    result : DemoResult
+    axes : sequence of matplotlib Axes, optional
+        One per measure; default a new figure with a row of them.
+
+    Returns
+    -------
+    numpy.ndarray of matplotlib Axes
+    """
     measures = list(DEMO_METHODS)
-    fig, axes = plt.subplots(1, len(measures), figsize=(11, 3.2), sharey=False)
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(1, len(measures), figsize=(11, 3.2), layout="constrained")
+    axes = np.asarray(axes).reshape(-1)
     for ax, measure in zip(axes, measures, strict=True):
         part = result.table.loc[measure]
         y = np.arange(len(part))
@@ -145,7 +159,5 @@ def plot_demo(result: DemoResult, path) -> None:
         ax.set_title(measure)
         ax.invert_yaxis()
     axes[0].legend(loc="center left", fontsize=8)
-    fig.suptitle(f"FEBRL pool, {int(result.sample.sampled.sum())} labels: 95% intervals")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    axes[0].figure.suptitle(f"FEBRL pool, {int(result.sample.sampled.sum())} labels: 95% intervals")
+    return axes

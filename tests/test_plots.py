@@ -355,3 +355,45 @@ def test_panels_without_titles_and_legends(paula_result, adastrat_result, true_p
 def test_title_and_legend_errors(paula_result, kwargs, message):
     with pytest.raises(ValueError, match=message):
         plot_curve(paula_result, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def run_and_curve():
+    """A StaticIS run (its history) and the same labels' precision-recall curve estimate."""
+    import bayeval as be
+    from bayeval.plots.sampling import pr_thresholds
+
+    rng = np.random.default_rng(3)
+    truth = rng.random(4_000) < 0.05
+    scores = np.where(truth, rng.beta(5, 2, truth.size), rng.beta(1, 8, truth.size))
+    run = be.evaluate(be.Pool(scores), be.measures.FScore(), truth, 150, "static_is", rng=3)
+    curve = be.measures.PrecisionRecallCurve(pr_thresholds(scores, 4))
+    return run, run.sampler.estimate(measure=curve)
+
+
+def test_run_plots_draw_on_the_axes_given(run_and_curve):
+    from matplotlib.figure import Figure
+
+    from bayeval.plots import plot_history, plot_pr_curve
+
+    run, curve_estimate = run_and_curve
+    axes = Figure().subplots(1, 1, squeeze=False)
+    drawn = plot_history(run.history, axes=axes, truth={"f1": 0.5})
+    assert drawn[0] is axes[0, 0] and drawn[0].get_title() == "f1"
+    assert "truth" in [t.get_text() for t in drawn[0].get_legend().get_texts()]
+    pair = Figure().subplots(1, 2)
+    drawn = plot_pr_curve(curve_estimate, 0.9, axes=pair, title="pool")
+    assert list(drawn) == list(pair) and pair[0].figure.get_suptitle() == "pool"
+    assert any("90% design band" in t.get_text() for t in pair[0].get_legend().get_texts())
+
+
+def test_run_plots_need_one_axes_per_panel(run_and_curve):
+    from matplotlib.figure import Figure
+
+    from bayeval.plots import plot_history, plot_pr_curve
+
+    run, curve_estimate = run_and_curve
+    with pytest.raises(ValueError, match=r"`axes` must hold one Axes per output \(1\); got 2"):
+        plot_history(run.history, axes=Figure().subplots(1, 2))
+    with pytest.raises(ValueError, match=r"`axes` must hold two Axes; got 3"):
+        plot_pr_curve(curve_estimate, axes=Figure().subplots(1, 3))

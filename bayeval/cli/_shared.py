@@ -11,7 +11,16 @@ import typer
 from bayeval.datasets.files import ScoredItems, febrl_items, read_scored_items
 from bayeval.measures.registry import NAMES, by_name
 
-__all__ = ["MeasureName", "bad", "error", "load_source", "measure_name", "number", "sampler_class"]
+__all__ = [
+    "MeasureName",
+    "bad",
+    "error",
+    "load_source",
+    "measure_name",
+    "number",
+    "sampler_class",
+    "save_png",
+]
 
 MeasureName = StrEnum("MeasureName", [(name, name) for name in NAMES])  # --measure
 
@@ -63,3 +72,12 @@ def number(value: Any) -> float | None:
     """Return ``value`` as a float for JSON; NaN (no estimate) and infinities as None."""
     value = float(value)
     return value if math.isfinite(value) else None
+
+
+def save_png(axes: Any, path: Any) -> None:
+    """Write the figure that holds ``axes`` (a sequence of Axes) as a PNG and close it."""
+    import matplotlib.pyplot as plt
+
+    figure = axes[0].figure
+    figure.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(figure)

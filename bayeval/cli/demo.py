@@ -18,6 +18,7 @@ def demo(
     from rich.console import Console
     from rich.table import Table
 
+    from bayeval.cli._shared import save_png
     from bayeval.demo import LESSON, plot_demo, run_demo
 
     console = Console()
@@ -54,7 +55,8 @@ def demo(
     console.print(LESSON)
     output.mkdir(parents=True, exist_ok=True)
     path = output / "febrl_intervals.png"
-    plot_demo(result, path)
+    axes = plot_demo(result)
+    save_png(axes, path)
     console.print(f"plot saved to {path}")
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import typer
 
 from bayeval.cli._labelling import KEYS_HELP, POOL_COLUMNS, Labeller, open_or_create
-from bayeval.cli._shared import MeasureName, bad, load_source, number, sampler_class
+from bayeval.cli._shared import MeasureName, bad, load_source, number, sampler_class, save_png
 from bayeval.measures.registry import by_name
 
 #: Measures reported next to the one sampled for, estimated from the same labels.
@@ -290,14 +290,14 @@ def _true_values(source, tracker) -> dict[str, float]:
 def _write_report(folder: Path, source, sampler, tracker, truth) -> list[Path]:
     """Save the history plot and, where the draws allow, the precision-recall curve plot."""
     from bayeval.measures import PrecisionRecallCurve
-    from bayeval.report import plot_history, plot_pr_curve, pr_thresholds
+    from bayeval.plots.sampling import plot_history, plot_pr_curve, pr_thresholds
 
     folder.mkdir(parents=True, exist_ok=True)
     title = (
         f"{source.name}: {sampler.method} for {tracker.names[0]}, {sampler.labels_used:,} labels"
     )
     files = [folder / "estimates.png"]
-    plot_history(tracker.history(), files[0], truth=truth, title=title)
+    save_png(plot_history(tracker.history(), truth=truth, title=title), files[0])
     thresholds = pr_thresholds(source.pool.scores, PR_THRESHOLDS)
     if thresholds.size == 0:
         tracker.unavailable["pr_curve"] = "every item has the same score"
@@ -313,7 +313,7 @@ def _write_report(folder: Path, source, sampler, tracker, truth) -> list[Path]:
     if source.truth is not None:
         true_curve = curve.value(source.truth, scores=source.pool.scores)
     files.append(folder / "pr_curve.png")
-    plot_pr_curve(est, tracker.prob, files[1], truth=true_curve, title=title)
+    save_png(plot_pr_curve(est, tracker.prob, truth=true_curve, title=title), files[1])
     return files
 
 

@@ -62,11 +62,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
 from bayeval._validation import check_choice
+from bayeval.session.label_studio import (
+    check_choices,
+    label_studio_config,
+    read_export,
+    tasks,
+)
 
 __all__ = [
     "FORMATS",
@@ -79,7 +84,6 @@ __all__ = [
 FORMATS = ("csv", "jsonl", "label-studio")
 _SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".json": "label-studio"}
 _FIELDS = ("id", "label", "annotator", "stage", "stratum", "probability")
-DEFAULT_CHOICES = {"Positive": 1, "Negative": 0}
 _TRUE = ("1", "true", "1.0")
 _FALSE = ("0", "false", "0.0")
 _LABELS_ALLOWED = "0, 1, true or false (empty: not answered yet)"
@@ -179,13 +183,8 @@ def export_pending(session: Any, path: Any, format: str | None = None, data: Any
             for row in rows:
                 handle.write(_json(row) + "\n")
     else:
-        tasks = []
-        for row in rows:
-            task_data = {"bayeval_id": row["id"]}
-            task_data.update((name, row[name]) for name in (*pool_columns, *extra))
-            meta = {key: row[key] for key in ("stage", "stratum", "probability")}
-            tasks.append({"data": task_data, "meta": {"bayeval_id": row["id"], **meta}})
-        path.write_text(_json(tasks, indent=2) + "\n", encoding="utf-8")
+        written = tasks(rows, [*pool_columns, *extra])
+        path.write_text(_json(written, indent=2) + "\n", encoding="utf-8")
     return len(rows)
 
 
@@ -332,7 +331,7 @@ def import_answers(
     elif fmt == "jsonl":
         answers = _read_jsonl(path, annotator)
     else:
-        answers = _read_label_studio(path, annotator, _check_choices(choices))
+        answers = [_Answer(*a) for a in read_export(path, annotator, check_choices(choices))]
     groups, rows = _checked(session, path, answers)
     recorded = sum(session.record(ids, labels, who) for who, (ids, labels) in groups.items())
     return ImportReport(recorded=recorded, skipped=rows - recorded, rows=rows)
@@ -386,91 +385,6 @@ def _read_jsonl(path: Path, annotator: str | None) -> list[_Answer]:
             who = annotator if who is None or who == "" else str(who)
             answers.append(_Answer(where, row["id"], label, who))
     return answers
-
-
-def _read_label_studio(path: Path, annotator: str | None, choices: dict) -> list[_Answer]:
-    try:
-        tasks = json.loads(path.read_text(encoding="utf-8-sig"))
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path}: not valid JSON ({err.msg}, line {err.lineno}).") from None
-    export_hint = "export the project from Label Studio as JSON (not JSON-MIN or CSV)"
-    if not isinstance(tasks, list):
-        raise ValueError(
-            f"{path}: a Label Studio export is a JSON list of tasks; got a "
-            f"{type(tasks).__name__} ({export_hint})."
-        )
-    answers = []
-    for i, task in enumerate(tasks, start=1):
-        where = f"task {i}"
-        if isinstance(task, dict) and "id" in task:
-            where += f" (Label Studio id {task['id']})"
-        if not isinstance(task, dict) or not isinstance(task.get("annotations"), list):
-            raise ValueError(
-                f"{path}, {where}: a task must be an object with a list of 'annotations' "
-                f"({export_hint})."
-            )
-        item = _bayeval_id(task)
-        if item is None:
-            raise ValueError(
-                f"{path}, {where}: the task has no 'bayeval_id' in its 'data' (or 'meta'); "
-                "only tasks written by export_pending can be imported."
-            )
-        for j, annotation in enumerate(task["annotations"], start=1):
-            at = f"{where}, annotation {j}"
-            if not isinstance(annotation, dict):
-                raise ValueError(f"{path}, {at}: an annotation must be a JSON object.")
-            if annotation.get("was_cancelled"):
-                continue
-            choice = _choice(annotation.get("result") or [], path, at)
-            if choice is None:
-                continue
-            if choice not in choices:
-                raise ValueError(
-                    f"{path}, {at}: choice {choice!r} is not one of the choices "
-                    f"{list(choices)} (pass `choices` to map other choice names to 0 or 1)."
-                )
-            who = _completed_by(annotation.get("completed_by"))
-            answers.append(_Answer(at, item, choices[choice], annotator if who is None else who))
-    return answers
-
-
-def _bayeval_id(task: dict) -> Any:
-    for part in ("data", "meta"):
-        fields = task.get(part)
-        if isinstance(fields, dict) and fields.get("bayeval_id") is not None:
-            return fields["bayeval_id"]
-    return None
-
-
-def _choice(result: Any, path: Path, at: str) -> str | None:
-    """Return the one choice of an annotation's ``result`` (None when it has none)."""
-    if not isinstance(result, list):
-        raise ValueError(f"{path}, {at}: 'result' must be a list; got {result!r}.")
-    regions = [r for r in result if isinstance(r, dict) and r.get("type") == "choices"]
-    if len(regions) > 1:  # several Choices tags: ours is named "label"
-        regions = [r for r in regions if r.get("from_name") == "label"]
-        if len(regions) != 1:
-            names = [r.get("from_name") for r in result if isinstance(r, dict)]
-            raise ValueError(
-                f"{path}, {at}: several choice questions ({names}) and none (or more than one) "
-                "named 'label'; name the Choices tag of the label 'label'."
-            )
-    if not regions:
-        return None
-    picked = (regions[0].get("value") or {}).get("choices")
-    if not isinstance(picked, list) or len(picked) != 1 or not isinstance(picked[0], str):
-        raise ValueError(f"{path}, {at}: expected exactly one choice; got {picked!r}.")
-    return picked[0]
-
-
-def _completed_by(user: Any) -> str | None:
-    if isinstance(user, dict):
-        if user.get("email"):
-            return str(user["email"])
-        user = user.get("id")
-    if user is None or isinstance(user, bool):
-        return None
-    return f"label-studio:{user}"
 
 
 def _checked(session: Any, path: Path, answers: list[_Answer]):
@@ -576,72 +490,6 @@ def _label(value: Any, path: Path, where: str) -> int | None:
     raise ValueError(
         f"{path}, {where}: label {value!r} is not a label; allowed: {_LABELS_ALLOWED}."
     )
-
-
-def _check_choices(choices: Mapping[str, int] | None) -> dict[str, int]:
-    if choices is None:
-        return dict(DEFAULT_CHOICES)
-    if not isinstance(choices, Mapping) or not choices:
-        raise ValueError(
-            f"`choices` must map each choice name to a label 0 or 1, e.g. {DEFAULT_CHOICES}; "
-            f"got {choices!r}."
-        )
-    out = {}
-    for name, label in choices.items():
-        if not isinstance(name, str) or isinstance(label, float) or label not in (0, 1):
-            raise ValueError(
-                f"`choices` must map each choice name (a string) to a label 0 or 1; got "
-                f"{name!r}: {label!r}."
-            )
-        out[name] = int(label)
-    return out
-
-
-# -- Label Studio project ------------------------------------------------------------------------
-def label_studio_config(
-    choices: Mapping[str, int] | None = None, *, fields: Sequence[str] = ()
-) -> str:
-    """Return a Label Studio labelling configuration (XML) for tasks from :func:`export_pending`.
-
-    Parameters
-    ----------
-    choices : mapping of str to {0, 1}, optional
-        The choices offered, in order; default ``{"Positive": 1, "Negative": 0}``. Pass the
-        same mapping to :func:`import_answers`.
-    fields : sequence of str, default ()
-        Columns of the exported ``data`` to show (e.g. ``["text"]``), below the item's id.
-
-    Returns
-    -------
-    str
-        A ``<View>`` that shows ``$bayeval_id`` and the ``fields``, with a single-choice
-        ``<Choices name="label">``.
-
-    Examples
-    --------
-    >>> print(label_studio_config(fields=["text"]))
-    <View>
-      <Text name="item" value="$bayeval_id"/>
-      <Text name="field_text" value="$text"/>
-      <Choices name="label" toName="item" choice="single" showInline="true" required="true">
-        <Choice value="Positive"/>
-        <Choice value="Negative"/>
-      </Choices>
-    </View>
-    """
-    names = _check_choices(choices)
-    if isinstance(fields, str) or not all(isinstance(f, str) and f for f in fields):
-        raise ValueError(f"`fields` must be a sequence of column names; got {fields!r}.")
-    lines = ["<View>", '  <Text name="item" value="$bayeval_id"/>']
-    for k, field in enumerate(fields):
-        tag = field if field.isidentifier() else f"{k}"
-        lines.append(f"  <Text name={quoteattr('field_' + tag)} value={quoteattr('$' + field)}/>")
-    lines.append(
-        '  <Choices name="label" toName="item" choice="single" showInline="true" required="true">'
-    )
-    lines.extend(f"    <Choice value={quoteattr(name)}/>" for name in names)
-    lines += ["  </Choices>", "</View>"]
-    return "\n".join(lines)
 
 
 # -- helpers -------------------------------------------------------------------------------------

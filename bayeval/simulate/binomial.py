@@ -15,8 +15,9 @@ Functions
 ---------
 binomial_coverage
     The coverage curve of one method at one sample size, as an :class:`xarray.Dataset`.
-plot_binomial_coverage
-    Draw a curve in the style of Webber's Figures 4-7.
+
+:func:`bayeval.plots.coverage.plot_binomial_coverage` draws a curve in the style of Webber's
+Figures 4-7 (importable from here too).
 
 References
 ----------
@@ -28,7 +29,7 @@ References
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 import xarray as xr
@@ -37,9 +38,7 @@ from scipy import special, stats
 
 from bayeval._constraints import OneOf, Prob, Whole, validate
 from bayeval._core.binomial import BINOMIAL_METHODS, binomial_bounds
-
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
+from bayeval.plots.coverage import plot_binomial_coverage
 
 __all__ = ["binomial_coverage", "plot_binomial_coverage"]
 
@@ -268,73 +267,3 @@ def binomial_coverage(
             "Figures 4-7",
         },
     )
-
-
-def plot_binomial_coverage(result: xr.Dataset, ax: Axes | None = None) -> Axes:
-    """Plot a coverage curve in the style of Webber's Figures 4-7.
-
-    Parameters
-    ----------
-    result : xarray.Dataset
-        The output of :func:`binomial_coverage`.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; default a new figure from :func:`matplotlib.pyplot.subplots`.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The axes, with the curve in black, broken at the interval ends, each jump as a grey
-        vertical segment (from the lowest to the highest of the left limit, the value and the
-        right limit), the nominal level as a dashed line, and the method, ``n`` and the exact
-        mean coverage in the title.
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import matplotlib.pyplot as plt
-    >>> from bayeval.simulate.binomial import binomial_coverage, plot_binomial_coverage
-    >>> ax = plot_binomial_coverage(binomial_coverage(20, "clopper-pearson"))
-    >>> ax.get_title()
-    'Clopper-Pearson, n = 20: mean coverage 97.7% (nominal 95%)'
-    >>> plt.close("all")
-    """
-    if not isinstance(result, xr.Dataset) or "coverage" not in result or "endpoint" not in result:
-        raise ValueError(
-            "`result` must be the xarray.Dataset returned by binomial_coverage; "
-            f"got {type(result).__name__}."
-        )
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        _, ax = plt.subplots(figsize=(6.0, 4.0))
-
-    ends = result["endpoint"].values
-    order = np.argsort(result["prevalence"].values, kind="stable")
-    x = result["prevalence"].values[order]
-    y = result["coverage"].values[order]
-    # Break the line at every end: points between the same two ends form one smooth piece.
-    left = np.searchsorted(ends, x, side="left")
-    off_end = (left >= ends.size) | (ends[np.minimum(left, ends.size - 1)] != x)
-    x, y, piece = x[off_end], y[off_end], left[off_end]
-    breaks = np.flatnonzero(np.diff(piece)) + 1
-    x = np.insert(x, breaks, np.nan)
-    y = np.insert(y, breaks, np.nan)
-
-    limits = np.stack(
-        [result[v].values for v in ("coverage_below", "coverage_at", "coverage_above")]
-    )
-    ax.vlines(ends, np.nanmin(limits, axis=0), np.nanmax(limits, axis=0), colors="0.6", lw=0.8)
-    ax.plot(x, y, color="black", lw=1.0, label="coverage")
-    prob = float(result.attrs["prob"])
-    ax.axhline(prob, color="black", ls="--", lw=0.8, label=f"nominal {prob:.0%}")
-    ax.set_xlim(0.0, 1.0)
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("Population prevalence")
-    ax.set_ylabel("Coverage")
-    name = result.attrs.get("method_name", result.attrs.get("method", ""))
-    ax.set_title(
-        f"{name}, n = {result.attrs['n']}: mean coverage "
-        f"{result.attrs['mean_coverage']:.1%} (nominal {prob:.0%})"
-    )
-    return ax

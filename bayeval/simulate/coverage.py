@@ -397,38 +397,8 @@ class CoverageStudy(Result):
     def plot(self, axes=None):
         """Box plots of coverage (Figures 9-11) and of the two gaps (Figure 12).
 
-        Parameters
-        ----------
-        axes : sequence of two matplotlib Axes, optional
-
-        Returns
-        -------
-        numpy.ndarray of matplotlib Axes
+        See :func:`bayeval.plots.coverage.plot_coverage_study`.
         """
-        import matplotlib.pyplot as plt
+        from bayeval.plots.coverage import plot_coverage_study
 
-        if axes is None:
-            _, axes = plt.subplots(1, 2, figsize=(11, 0.45 * len(self.methods) + 1.5))
-        axes = np.asarray(axes).reshape(-1)
-        names = list(self.methods)
-        cov = self.stats[:, :, 0]
-        axes[0].boxplot(cov, orientation="horizontal", tick_labels=names, showmeans=True)
-        axes[0].axvline(self.prob, color="0.5", linestyle="--", linewidth=1)
-        axes[0].set_xlabel("coverage per realization")
-        axes[0].set_title(f"{self.scenario}: {len(cov)} realizations x {self.resamples} samples")
-        positions = np.arange(1, len(names) + 1)
-        for k, (offset, label) in enumerate(((-0.18, "lower gap"), (0.18, "upper gap"))):
-            axes[1].boxplot(
-                self.stats[:, :, 1 + k], positions=positions + offset, widths=0.3,
-                orientation="horizontal", boxprops={"color": f"C{k}"},
-                medianprops={"color": f"C{k}"}, flierprops={"markeredgecolor": f"C{k}"},
-            )  # fmt: skip
-            axes[1].plot([], [], color=f"C{k}", label=label)
-        axes[1].set_yticks(positions, names)
-        for ax in axes[:2]:
-            ax.invert_yaxis()  # the first method on top, as in the table
-        axes[1].axvline((1 - self.prob) / 2, color="0.5", linestyle="--", linewidth=1)
-        axes[1].set_xlabel("share of samples missing on each side")
-        axes[1].legend(loc="lower right")
-        axes[0].figure.tight_layout()
-        return axes
+        return plot_coverage_study(self, axes)

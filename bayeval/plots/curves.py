@@ -1,4 +1,4 @@
-"""Plots of bayeval results; matplotlib is imported only when a plot is drawn.
+"""Plots of precision curves (:mod:`bayeval.curves`).
 
 Functions
 ---------
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from bayeval.curves import CurveResult
 
-__all__ = ["plot_curve", "plot_ranks"]
+__all__ = ["METHOD_NAMES", "plot_curve", "plot_ranks"]
 
 #: Points of each of the two grids (log-spaced and evenly spaced) a curve is evaluated on.
 _GRID_POINTS = 2000

@@ -1,0 +1,30 @@
+"""Every plot of bayeval: axes in (or a new figure), axes out; nothing is written to a file.
+
+matplotlib is imported only when a plot is drawn.
+
+Modules
+-------
+curves
+    :func:`plot_curve` and :func:`plot_ranks`: precision curves (:mod:`bayeval.curves`).
+sampling
+    :func:`plot_history` and :func:`plot_pr_curve`: a sampler's run (``bayeval evaluate``).
+coverage
+    :func:`plot_binomial_coverage` and :func:`plot_coverage_study`: coverage (Webber 2013).
+
+Results on the protocol draw themselves with ``.plot()``.
+"""
+
+from bayeval.plots.coverage import plot_binomial_coverage, plot_coverage_study
+from bayeval.plots.curves import METHOD_NAMES, plot_curve, plot_ranks
+from bayeval.plots.sampling import plot_history, plot_pr_curve, pr_thresholds
+
+__all__ = [
+    "METHOD_NAMES",
+    "plot_binomial_coverage",
+    "plot_coverage_study",
+    "plot_curve",
+    "plot_history",
+    "plot_pr_curve",
+    "plot_ranks",
+    "pr_thresholds",
+]
