@@ -120,6 +120,16 @@ def check_int(value: Any, name: str, *, minimum: int) -> int:
     return int(value)
 
 
+def check_real(value: Any, name: str) -> float:
+    """Return ``value`` as a finite float; booleans and strings are refused."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
+        raise ValueError(f"`{name}` must be a real number; got {plain(value)!r}.")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"`{name}` must be finite; got {plain(value)!r}.")
+    return number
+
+
 def check_nonnegative(value: Any, name: str) -> float:
     """Return ``value`` as a finite float ``>= 0``; booleans and strings are refused."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, Real):

@@ -22,7 +22,7 @@ def _decorated():
     """Every (qualified name, function) in bayeval with declared constraints."""
     found = {}
     for info in pkgutil.walk_packages(bayeval.__path__, "bayeval."):
-        if info.name.endswith(("session_exchange", ".sample")) or ".cli" in info.name:
+        if info.name.endswith(("session_exchange", ".sample", ".report")) or ".cli" in info.name:
             continue  # deprecated paths warn on import; the CLI reports through typer
         module = importlib.import_module(info.name)
         for _, obj in vars(module).items():

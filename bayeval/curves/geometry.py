@@ -9,12 +9,11 @@ from __future__ import annotations
 import math
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
-from numbers import Real
 from typing import Any
 
 import numpy as np
 
-from bayeval._validation import check_whole
+from bayeval._validation import check_real, check_whole
 
 __all__ = ["MAX_ITEMS", "Geometry", "ceil_ratio", "geometric_points"]
 
@@ -27,15 +26,6 @@ LOGSTRAT_DEFAULT_WINDOW = 100
 
 
 # --------------------------------------------------------------------------- validation
-
-
-def check_real(value: Any, name: str) -> float:
-    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
-        raise ValueError(f"`{name}` must be a real number; got {value!r}.")
-    number = float(value)
-    if not math.isfinite(number):
-        raise ValueError(f"`{name}` must be finite; got {value!r}.")
-    return number
 
 
 def check_epsilon(epsilon: Any) -> float:

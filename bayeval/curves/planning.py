@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from bayeval._validation import check_prob, check_whole
+from bayeval._validation import check_prob, check_real, check_whole
 from bayeval.curves.geometry import (
     LOGSTRAT_DEFAULT_WINDOW,
     Geometry,
@@ -38,7 +38,6 @@ from bayeval.curves.geometry import (
     check_n_items,
     check_p_min,
     check_r_tilde,
-    check_real,
     geometric_points,
 )
 from bayeval.curves.plans import (

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from numbers import Real
 from typing import Any
 
 import numpy as np
 
-from bayeval._validation import check_rng
+from bayeval._validation import check_real, check_rng
 
 __all__ = [
     "PRESET_NOTES",
@@ -41,15 +40,6 @@ __all__ = [
     "UniformCapped",
     "preset",
 ]
-
-
-def _real(value: Any, name: str) -> float:
-    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
-        raise ValueError(f"`{name}` must be a real number; got {value!r}.")
-    out = float(value)
-    if not math.isfinite(out):
-        raise ValueError(f"`{name}` must be finite; got {value!r}.")
-    return out
 
 
 def _ordered(low: float, high: float, name: str, minimum: float = -math.inf) -> None:
@@ -69,7 +59,7 @@ class Uniform:
     high: float
 
     def __post_init__(self):
-        _ordered(_real(self.low, "low"), _real(self.high, "high"), "Uniform")
+        _ordered(check_real(self.low, "low"), check_real(self.high, "high"), "Uniform")
 
     def draw(self, gen: np.random.Generator, size: int) -> np.ndarray:
         """Draw ``size`` values."""
@@ -91,9 +81,9 @@ class LogUniform:
     high: float
 
     def __post_init__(self):
-        if not _real(self.scale, "scale") > 0 or not _real(self.base, "base") > 1:
+        if not check_real(self.scale, "scale") > 0 or not check_real(self.base, "base") > 1:
             raise ValueError(f"`LogUniform` needs scale > 0 and base > 1; got {self!r}.")
-        _ordered(_real(self.low, "low"), _real(self.high, "high"), "LogUniform")
+        _ordered(check_real(self.low, "low"), check_real(self.high, "high"), "LogUniform")
 
     def draw(self, gen: np.random.Generator, size: int) -> np.ndarray:
         """Draw ``size`` values."""
@@ -115,9 +105,9 @@ class PowerUniform:
     power: float
 
     def __post_init__(self):
-        if not _real(self.scale, "scale") > 0 or not _real(self.power, "power") > 0:
+        if not check_real(self.scale, "scale") > 0 or not check_real(self.power, "power") > 0:
             raise ValueError(f"`PowerUniform` needs scale > 0 and power > 0; got {self!r}.")
-        _ordered(_real(self.low, "low"), _real(self.high, "high"), "PowerUniform", 0.0)
+        _ordered(check_real(self.low, "low"), check_real(self.high, "high"), "PowerUniform", 0.0)
 
     def draw(self, gen: np.random.Generator, size: int) -> np.ndarray:
         """Draw ``size`` values."""
@@ -143,11 +133,13 @@ class PrecisionBound:
     yield_factor: float = 0.0
 
     def __post_init__(self):
-        _ordered(_real(self.floor, "floor"), _real(self.high, "high"), "PrecisionBound", 0.0)
+        _ordered(
+            check_real(self.floor, "floor"), check_real(self.high, "high"), "PrecisionBound", 0.0
+        )
         if self.high > 1:
             raise ValueError(f"`PrecisionBound` needs high <= 1; got high={self.high!r}.")
         for name in ("prevalence_factor", "yield_factor"):
-            if _real(getattr(self, name), name) < 0:
+            if check_real(getattr(self, name), name) < 0:
                 raise ValueError(f"`{name}` must be >= 0; got {getattr(self, name)!r}.")
 
     def draw(self, gen, size, prevalence, retrieved_positives, population) -> np.ndarray:
@@ -171,8 +163,8 @@ class UniformCapped:
     fraction: float
 
     def __post_init__(self):
-        _ordered(_real(self.low, "low"), _real(self.cap, "cap"), "UniformCapped", 1.0)
-        if not 0 < _real(self.fraction, "fraction") <= 1:
+        _ordered(check_real(self.low, "low"), check_real(self.cap, "cap"), "UniformCapped", 1.0)
+        if not 0 < check_real(self.fraction, "fraction") <= 1:
             raise ValueError(f"`fraction` must be in (0, 1]; got {self.fraction!r}.")
 
     def draw(self, gen, segment: np.ndarray) -> np.ndarray:
@@ -190,7 +182,7 @@ class Doubling:
     most: float
 
     def __post_init__(self):
-        if not _real(self.base, "base") >= 1 or not _real(self.most, "most") > 0:
+        if not check_real(self.base, "base") >= 1 or not check_real(self.most, "most") > 0:
             raise ValueError(f"`Doubling` needs base >= 1 and most > 0; got {self!r}.")
 
     def draw(self, gen, segment: np.ndarray) -> np.ndarray:
@@ -209,7 +201,7 @@ class Fraction:
     high: float
 
     def __post_init__(self):
-        _ordered(_real(self.low, "low"), _real(self.high, "high"), "Fraction", 0.0)
+        _ordered(check_real(self.low, "low"), check_real(self.high, "high"), "Fraction", 0.0)
         if self.high > 1:
             raise ValueError(f"`Fraction` needs high <= 1; got high={self.high!r}.")
 
