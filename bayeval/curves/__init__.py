@@ -22,16 +22,11 @@ The plans' result objects are in :mod:`bayeval.curves.plans`, the geometric rank
 """
 
 from bayeval.curves.adastrat import AdaStratResult, adastrat
-from bayeval.curves.derived import (
-    average_precision,
-    derived_from_posterior,
-    pr_curve,
-    rank_grid,
-    yield_curve,
-)
+from bayeval.curves.derived import average_precision, pr_curve, rank_grid, yield_curve
 from bayeval.curves.logstrat import logstrat
 from bayeval.curves.paula import paula
 from bayeval.curves.planning import plan_adastrat, plan_logstrat, plan_paula, plan_random
+from bayeval.curves.posterior import derived_from_posterior
 from bayeval.curves.random_baseline import random_baseline
 from bayeval.curves.result import CurveResult
 

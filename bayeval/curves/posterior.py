@@ -8,6 +8,9 @@ Webber 2013 §2.8), the yield of the top ``r`` items is the exact prefix count, 
 the strata wholly above ``r``, plus the yield of the part of the stratum that ``r`` cuts. That
 part is itself a finite population of which the stratum's samples inside it are a simple random
 sample, so its yield has the same beta-binomial posterior. ``p(r)`` is that total over ``r``.
+
+:func:`posterior_band` draws ``p`` at a set of ranks; :func:`derived_from_posterior` turns those
+draws into draws of the yield, recall and average precision (:mod:`bayeval.curves.derived`).
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ import numpy as np
 
 from bayeval._core.yields import sample_stratum_yields
 from bayeval._validation import check_prob, check_rng
+from bayeval.curves.derived import check_curve_result, grid_average_precision, prefix_terms
 from bayeval.results import draws_interval
 
-__all__ = ["posterior_band"]
+__all__ = ["derived_from_posterior", "posterior_band"]
 
 
 def _default_ranks(result) -> np.ndarray:
@@ -180,3 +184,184 @@ def posterior_band(
         attrs={"prob": prob, "method": result.method, "prior": float(prior)},
     )
     return xr.DataTree.from_dict({"posterior": posterior, "band": band})
+
+
+def _default_posterior_ranks(result, per_stratum: int) -> np.ndarray:
+    """Every stratum end plus ``per_stratum - 1`` evenly spaced ranks inside each stratum."""
+    bounds = np.asarray(result.strata, dtype=np.int64)
+    sizes = np.diff(bounds)
+    parts = [bounds[:-1] + (sizes * j) // per_stratum for j in range(1, per_stratum + 1)]
+    ranks = np.unique(np.concatenate(parts))
+    return ranks[(ranks > result.exact_len) & (ranks <= result.n_items)]
+
+
+def derived_from_posterior(result, tree=None, *, per_stratum: int = 4, rng=None, **band_options):
+    """Posterior draws of yield, recall and average precision from a precision band.
+
+    Parameters
+    ----------
+    result : CurveResult
+        From :func:`~bayeval.curves.logstrat` or :func:`~bayeval.curves.random_baseline` (the
+        methods with a design posterior).
+    tree : xarray.DataTree, optional
+        ``result.posterior_band(...)``. Its ranks must include the end of the last stratum,
+        ``result.strata[-1]`` (``N`` for the random baseline, LogStrat's last point ``g_L``),
+        and, if ``g_L < N``, the end of the one before. Default:
+        ``result.posterior_band(ranks=...)`` at every stratum end and ``per_stratum - 1``
+        evenly spaced ranks inside each stratum, with ``band_options`` passed on.
+    per_stratum : int, default 4
+        Grid ranks per stratum for the default band.
+    rng : int or numpy.random.Generator, optional
+        Seed of the tail draws (see Notes).
+    **band_options
+        ``prob``, ``draws``, ``chains``, ``prior`` or ``rng`` of the default band; only with
+        ``tree=None``.
+
+    Returns
+    -------
+    xarray.DataTree
+        Group ``posterior`` with ``precision``, ``yield`` and ``recall`` (dims
+        ``(chain, draw, rank)``, the band's ranks) and ``total_yield`` and
+        ``average_precision`` (``(chain, draw)``), for ``arviz.summary`` and friends. Attrs
+        ``tail`` (how ranks after the last stratum were treated), ``n_grid`` and
+        ``max_ratio`` of the AP grid.
+
+    Notes
+    -----
+    In each draw ``d``: ``Y_d(r) = r p_d(r)``, ``recall_d(r) = Y_d(r) / Y_d(N)``, and
+    ``AP_d`` is :func:`average_precision`'s ``AP_K`` on the band's ranks beyond the exact
+    prefix (the prefix is summed exactly); its discretisation error bound applies with
+    ``rho = max_ratio`` (about ``1 + eps / per_stratum`` for LogStrat).
+
+    *Tail.* LogStrat samples nothing after its last point ``g_L = strata[-1] <= N``, so the
+    design gives no posterior for ranks ``(g_L, N]`` (up to a fraction ``eps`` of the list),
+    and recall needs ``Y(N)``. The tail's ``N - g_L`` items are modelled like the last
+    stratum's: ``Y_d(N) = Y_d(g_L) + Binomial(N - g_L, pi_d)``, ``pi_d`` the draw's
+    prevalence of the last stratum ``(g_{L-1}, g_L]``. This is an assumption, not part of the
+    design posterior; where the local precision keeps falling (a monotone curve) it
+    overstates the tail's yield slightly and so understates recall. (Extending the step
+    function instead, ``p_d(N) = p_d(g_L)``, uses the cumulative precision, which on a falling
+    curve is far above the tail's density.) ``tail`` in the attrs says what was done.
+
+    *Coherence.* The band's draws are joint across whole strata, but the part of a stratum a
+    rank cuts is drawn afresh for each rank (see
+    :func:`~bayeval.curves.posterior.posterior_band`), so recall and AP combine draws at ranks
+    inside one stratum that are not jointly distributed as the posterior; their marginals at
+    stratum ends are exact.
+
+    Examples
+    --------
+    >>> from bayeval import curves
+    >>> from bayeval.oracles import LabelOracle
+    >>> labels = np.random.default_rng(0).random(60_000) < np.linspace(0.9, 0.5, 60_000)
+    >>> res = curves.logstrat(LabelOracle(labels), labels.size, rng=1)
+    >>> post = curves.derived_from_posterior(res, draws=200, chains=2, rng=2)["posterior"]
+    >>> post["average_precision"].dims, post["recall"].dims
+    (('chain', 'draw'), ('chain', 'draw', 'rank'))
+    >>> p = np.cumsum(labels) / np.arange(1, labels.size + 1)
+    >>> low, high = post["average_precision"].quantile([0.005, 0.995]).values
+    >>> bool(low < p[labels].mean() < high)
+    True
+    """
+    import xarray as xr
+
+    result = check_curve_result(result)
+    if result.strata is None:
+        raise ValueError(
+            f"`result`: method {result.method!r} annotates fixed ranks, not random samples of "
+            "strata, so it has no design posterior; use curves.logstrat or "
+            "curves.random_baseline."
+        )
+    if not isinstance(per_stratum, (int, np.integer)) or per_stratum < 1:
+        raise ValueError(f"`per_stratum` must be a positive integer; got {per_stratum!r}.")
+    gen = check_rng(rng)
+    n = int(result.n_items)
+    bounds = np.asarray(result.strata, dtype=np.int64)
+    last_end = int(min(bounds[-1], n))
+    if tree is None:
+        tree = result.posterior_band(
+            ranks=_default_posterior_ranks(result, int(per_stratum)), **band_options
+        )
+    elif band_options:
+        raise ValueError(
+            f"`band_options` ({', '.join(band_options)}) apply only when `tree` is None."
+        )
+    try:
+        precision = tree["posterior"]["precision"]
+    except (KeyError, TypeError):
+        raise ValueError(
+            "`tree` must be the DataTree of result.posterior_band(...), with "
+            "posterior['precision'] of dims (chain, draw, rank)."
+        ) from None
+    if tuple(precision.dims) != ("chain", "draw", "rank"):
+        raise ValueError(
+            f"`tree`: posterior['precision'] must have dims (chain, draw, rank); got "
+            f"{tuple(precision.dims)}."
+        )
+    ranks = np.asarray(precision["rank"].values, dtype=np.int64)
+    order = np.argsort(ranks, kind="stable")
+    ranks, values = ranks[order], np.asarray(precision.values, dtype=np.float64)[..., order]
+    if ranks[0] < 1 or ranks[-1] > n or np.any(np.diff(ranks) == 0):
+        raise ValueError(f"`tree`: its ranks must be distinct and in [1, {n}] (this result's N).")
+
+    prev_end = int(bounds[-2]) if bounds.size > 1 else 0
+    needed = [last_end] + ([prev_end] if last_end < n and prev_end > result.exact_len else [])
+    missing = [r for r in needed if r not in ranks]
+    if missing:
+        raise ValueError(
+            f"`tree`: its ranks must include {missing} (the end of the last stratum"
+            f"{' and the one before' if len(needed) > 1 else ''}) to give the total yield that "
+            f"recall and AP need; e.g. result.posterior_band(ranks=[..., {needed[-1]}])."
+        )
+    rf = ranks.astype(np.float64)
+    yields = values * rf
+    y_last = yields[..., np.searchsorted(ranks, last_end)]
+    if last_end < n:
+        if prev_end > result.exact_len:
+            y_prev = yields[..., np.searchsorted(ranks, prev_end)]
+        else:
+            y_prev = float(result.prefix_counts[prev_end])
+        density = np.clip((y_last - y_prev) / (last_end - prev_end), 0.0, 1.0)
+        total = y_last + gen.binomial(n - last_end, density)
+        tail = (
+            f"ranks {last_end + 1}..{n} not sampled: Binomial(N - g_L, prevalence of the last "
+            f"stratum ({prev_end}, {last_end}]) per draw"
+        )
+    else:
+        total, tail = y_last, "none: the strata reach N"
+    with np.errstate(divide="ignore", invalid="ignore"):
+        recall = yields / total[..., None]
+
+    prefix_sum, y_prefix, e = prefix_terms(result, n)
+    keep = ranks > e
+    grid_ranks, grid_p = rf[keep], values[..., keep]
+    if ranks[-1] < n:
+        grid_ranks = np.append(grid_ranks, float(n))
+        grid_p = np.concatenate([grid_p, (total / n)[..., None]], axis=-1)
+    ap = grid_average_precision(prefix_sum, y_prefix, grid_ranks, grid_p, total)
+    prev = np.concatenate([[e], grid_ranks[:-1]]) + 1.0
+    ratio = float(np.max(grid_ranks / prev)) if grid_ranks.size else 1.0
+
+    dims = ("chain", "draw", "rank")
+    posterior = xr.Dataset(
+        {
+            "precision": (dims, values),
+            "yield": (dims, yields),
+            "recall": (dims, recall),
+            "total_yield": (("chain", "draw"), np.asarray(total, dtype=np.float64)),
+            "average_precision": (("chain", "draw"), ap),
+        },
+        coords={
+            "chain": precision["chain"].values,
+            "draw": precision["draw"].values,
+            "rank": ranks,
+        },
+        attrs={
+            "method": result.method,
+            "n_items": n,
+            "tail": tail,
+            "n_grid": int(grid_ranks.size),
+            "max_ratio": ratio,
+        },
+    )
+    return xr.DataTree.from_dict({"posterior": posterior})

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from bayeval import curves
-from bayeval.curves.derived import _grid_ap, _prefix_terms
+from bayeval.curves.derived import grid_average_precision, prefix_terms
 from bayeval.oracles import LabelOracle
 
 
@@ -122,9 +122,11 @@ def test_ap_discretisation_error_within_bound(smooth, bernoulli, ratio):
         p = precision(labels)
         res = curves.paula(LabelOracle(labels), labels.size)
         grid = curves.rank_grid(res, ratio=ratio)
-        prefix_sum, y_prefix, e = _prefix_terms(res, labels.size)
+        prefix_sum, y_prefix, e = prefix_terms(res, labels.size)
         beyond = grid[grid > e]
-        ap_k = _grid_ap(prefix_sum, y_prefix, beyond.astype(float), p[beyond - 1], labels.sum())
+        ap_k = grid_average_precision(
+            prefix_sum, y_prefix, beyond.astype(float), p[beyond - 1], labels.sum()
+        )
         rho = np.max(beyond / (np.concatenate([[e], beyond[:-1]]) + 1.0))
         assert rho <= ratio
         error = true_ap(labels) - ap_k
