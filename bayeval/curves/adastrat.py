@@ -18,8 +18,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bayeval._validation import check_rng
+from bayeval.curves.adastrat_planning import adastrat_sample_size, plan_adastrat
 from bayeval.curves.envelope import as_points, bounds, height, line_pieces, ratio_range
-from bayeval.curves.planning import adastrat_sample_size, plan_adastrat, stratum_samples
+from bayeval.curves.planning import stratum_samples
 from bayeval.curves.random_baseline import sample_without_replacement
 from bayeval.curves.result import CurveResult, build_result, label_prefix
 from bayeval.oracles import Oracle
