@@ -34,9 +34,11 @@ from bayeval._validation import (
     check_nonnegative,
     check_positive,
     check_prob,
+    check_real,
     check_rng,
     check_share,
     check_whole,
+    plain,
 )
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "Optional",
     "Positive",
     "Prob",
+    "Real",
     "Seed",
     "Share",
     "Whole",
@@ -112,14 +115,16 @@ class Whole(Constraint):
 
     words = "a whole number"
 
-    def __init__(self, *, minimum: int):
-        self.minimum = minimum
+    def __init__(self, *, minimum: int, maximum: int | None = None):
+        self.minimum, self.maximum = minimum, maximum
 
     def check(self, value, name):
-        return check_whole(value, name, minimum=self.minimum)
+        return check_whole(value, name, minimum=self.minimum, maximum=self.maximum)
 
     def allowed(self):
-        return f"{self.words} >= {self.minimum}"
+        if self.maximum is None:
+            return f"{self.words} >= {self.minimum}"
+        return f"{self.words} in [{self.minimum}, {self.maximum}]"
 
     def bad_example(self):
         return self.minimum - 1
@@ -133,8 +138,35 @@ class Integer(Whole):
 
     words = "an integer"
 
+    def __init__(self, *, minimum: int):
+        super().__init__(minimum=minimum)
+
     def check(self, value, name):
         return check_int(value, name, minimum=self.minimum)
+
+
+class Real(Constraint):
+    """A finite real number ``> above`` and, optionally, ``<= at_most``."""
+
+    def __init__(self, *, above: float, at_most: float | None = None):
+        self.above, self.at_most = above, at_most
+
+    def check(self, value, name):
+        number = check_real(value, name)
+        if not (number > self.above and (self.at_most is None or number <= self.at_most)):
+            raise ValueError(f"`{name}` must be {self.allowed()}; got {plain(value)!r}.")
+        return number
+
+    def allowed(self):
+        if self.at_most is None:
+            return f"greater than {self.above:g}"
+        return f"in the half-open interval ({self.above:g}, {self.at_most:g}]"
+
+    def bad_example(self):
+        return float(self.above)
+
+    def good_example(self):
+        return float(self.above + 1 if self.at_most is None else self.at_most)
 
 
 class Positive(Constraint):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import bayeval
-from bayeval._constraints import Integer, OneOf, Prob, Whole, validate
+from bayeval._constraints import Integer, OneOf, Prob, Real, Whole, validate
 
 
 def _decorated():
@@ -57,6 +57,12 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.sampling.static.StaticIS.__init__",
         "bayeval.sampling.oasis.OASIS.__init__",
         "bayeval.sampling.ais.AIS.__init__",
+        "bayeval.curves.planning.plan_logstrat",
+        "bayeval.curves.logstrat.logstrat",
+        "bayeval.curves.paula.paula",
+        "bayeval.curves.random_baseline.random_baseline",
+        "bayeval.curves.adastrat.adastrat",
+        "bayeval.curves.geometry.geometric_points",
     ):
         assert expected in names, expected
 
@@ -90,6 +96,8 @@ def test_bad_value_is_refused_with_a_clear_message(func, name):
         (OneOf(("a", "b")), "c", "one of 'a', 'b'"),
         (Whole(minimum=1), np.int64(0), "a whole number >= 1"),
         (Integer(minimum=2), 2.0, "an integer >= 2"),
+        (Real(above=0, at_most=1), 0.0, "in the half-open interval (0, 1]"),
+        (Real(above=1), True, "a real number"),
     ],
 )
 def test_a_constraint_says_what_it_allows(constraint, value, allowed):

@@ -17,8 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from bayeval._constraints import Seed, validate
 from bayeval._validation import check_rng
-from bayeval.curves.adastrat_planning import adastrat_sample_size, plan_adastrat
+from bayeval.curves.adastrat_planning import (
+    ADASTRAT_CONSTRAINTS,
+    adastrat_sample_size,
+    plan_adastrat,
+)
 from bayeval.curves.envelope import as_points, bounds, height, line_pieces, ratio_range
 from bayeval.curves.planning import stratum_samples
 from bayeval.curves.random_baseline import sample_without_replacement
@@ -92,6 +97,7 @@ def _midpoint(low: int, high: int) -> int:
     return min(max(root, low + 1), high - 1)
 
 
+@validate(**ADASTRAT_CONSTRAINTS, rng=Seed())
 def adastrat(
     oracle: Oracle,
     n_items: int,

@@ -19,20 +19,22 @@ from typing import Any
 
 import numpy as np
 
-from bayeval._validation import check_prob, check_real, check_whole
+from bayeval._constraints import Optional, Prob, Whole, validate
+from bayeval._validation import check_real
 from bayeval.curves.geometry import (
+    BETA,
+    EPSILON,
     LOGSTRAT_DEFAULT_WINDOW,
+    N_ITEMS,
+    P_MIN,
+    R_TILDE,
     Geometry,
     ceil_ratio,
-    check_beta,
-    check_epsilon,
-    check_n_items,
-    check_p_min,
     check_r_tilde,
 )
 from bayeval.curves.plans import AdaStratPlan, frozen
 
-__all__ = ["adastrat_sample_size", "plan_adastrat"]
+__all__ = ["ADASTRAT_CONSTRAINTS", "adastrat_sample_size", "plan_adastrat"]
 
 
 def adastrat_sample_size(n_queries: int, *, delta: float, beta: float, p_min: float, eta: float):
@@ -58,6 +60,20 @@ def _check_eta(eta: Any, beta: float) -> float:
     return value
 
 
+#: The constraints of AdaStrat's parameters, shared by its planner and :func:`~bayeval.curves.
+#: adastrat` (``eta`` is checked against ``beta`` in the body).
+ADASTRAT_CONSTRAINTS = {
+    "n_items": N_ITEMS,
+    "epsilon": EPSILON,
+    "m": Optional(Whole(minimum=1)),
+    "r_tilde": R_TILDE,
+    "delta": Prob(),
+    "beta": BETA,
+    "p_min": P_MIN,
+}
+
+
+@validate(**ADASTRAT_CONSTRAINTS)
 def plan_adastrat(
     n_items: int,
     *,
@@ -124,13 +140,9 @@ def plan_adastrat(
     >>> plan.annotations      # at most (LogStrat: 53,350 by Theorem 2 of [1]_)
     54533
     """
-    n = check_n_items(n_items)
-    eps = check_epsilon(epsilon)
+    n, eps, d, p, b = n_items, epsilon, delta, p_min, beta
     default = ceil_ratio(LOGSTRAT_DEFAULT_WINDOW + 2, eps)
     rt = check_r_tilde(r_tilde, n, default, "ceil(102 / epsilon)")
-    d = check_prob(delta, "delta")
-    p = check_p_min(p_min)
-    b = check_beta(beta)
     noise = _check_eta(eta, b)
     if m is None:
         geo = Geometry(eps)
@@ -142,7 +154,7 @@ def plan_adastrat(
                 "r_tilde."
             )
     else:
-        gap = check_whole(m, "m", minimum=1)
+        gap = m
     eps_frac = Fraction(repr(eps))
     l_tilde = max(math.ceil((1 + eps_frac) ** 2 * gap / (2 * eps_frac + eps_frac**2)), rt)
     if l_tilde >= n:  # the list is annotated in full

@@ -13,9 +13,21 @@ from typing import Any
 
 import numpy as np
 
-from bayeval._validation import check_real, check_whole
+from bayeval._constraints import Optional, Real, Whole, validate
+from bayeval._validation import check_whole
 
-__all__ = ["MAX_ITEMS", "Geometry", "ceil_ratio", "geometric_points"]
+__all__ = [
+    "ALPHA",
+    "BETA",
+    "EPSILON",
+    "MAX_ITEMS",
+    "N_ITEMS",
+    "P_MIN",
+    "R_TILDE",
+    "Geometry",
+    "ceil_ratio",
+    "geometric_points",
+]
 
 #: Largest list the planners accept: ranks stay exact in float64 and int64 arithmetic.
 MAX_ITEMS = 2**53
@@ -24,40 +36,17 @@ MAX_ITEMS = 2**53
 #: run LogStrat and PAULA (window 100) on the same geometric points (78, 234 and 312 queries).
 LOGSTRAT_DEFAULT_WINDOW = 100
 
+#: The constraints of the parameters the planners and the curve methods share (Sabharwal &
+#: Sedghi 2017, Sabharwal & Xue 2018): list length, geometric ratio, precision floor, slack.
+N_ITEMS = Whole(minimum=1, maximum=MAX_ITEMS)
+EPSILON = Real(above=0, at_most=1)
+P_MIN = Real(above=0, at_most=1)
+BETA = Real(above=1)
+ALPHA = Real(above=0)
+R_TILDE = Optional(Whole(minimum=1))
+
 
 # --------------------------------------------------------------------------- validation
-
-
-def check_epsilon(epsilon: Any) -> float:
-    value = check_real(epsilon, "epsilon")
-    if not 0.0 < value <= 1.0:
-        raise ValueError(f"`epsilon` must be in the half-open interval (0, 1]; got {epsilon!r}.")
-    return value
-
-
-def check_p_min(p_min: Any) -> float:
-    value = check_real(p_min, "p_min")
-    if not 0.0 < value <= 1.0:
-        raise ValueError(f"`p_min` must be in the half-open interval (0, 1]; got {p_min!r}.")
-    return value
-
-
-def check_beta(beta: Any) -> float:
-    value = check_real(beta, "beta")
-    if not value > 1.0:
-        raise ValueError(f"`beta` must be greater than 1; got {beta!r}.")
-    return value
-
-
-def check_alpha(alpha: Any) -> float:
-    value = check_real(alpha, "alpha")
-    if not value > 0.0:
-        raise ValueError(f"`alpha` must be greater than 0; got {alpha!r}.")
-    return value
-
-
-def check_n_items(n_items: Any) -> int:
-    return check_whole(n_items, "n_items", minimum=1, maximum=MAX_ITEMS)
 
 
 def check_r_tilde(r_tilde: Any, n_items: int, default: int, default_text: str) -> int:
@@ -151,6 +140,7 @@ def ceil_ratio(numerator: int, epsilon: float) -> int:
     return math.ceil(Fraction(numerator) / Fraction(repr(epsilon)))
 
 
+@validate(epsilon=EPSILON, start=Whole(minimum=0), stop=Whole(minimum=-1))
 def geometric_points(epsilon: float, start: int, stop: int) -> np.ndarray:
     """Return the geometric ranks ``g_j = ceil((1 + epsilon)^j)`` for ``start <= j <= stop``.
 
@@ -186,9 +176,6 @@ def geometric_points(epsilon: float, start: int, stop: int) -> np.ndarray:
     >>> geometric_points(0.03, 276, 278).tolist()
     [3492, 3597, 3705]
     """
-    epsilon = check_epsilon(epsilon)
-    start = check_whole(start, "start", minimum=0)
-    stop = check_whole(stop, "stop", minimum=-1)
     if stop < start:
         return np.empty(0, dtype=np.int64)
     return Geometry(epsilon).ceil_power(np.arange(start, stop + 1, dtype=np.int64))

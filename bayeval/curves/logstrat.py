@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayeval._constraints import Seed, validate
 from bayeval._validation import check_rng
-from bayeval.curves.planning import plan_logstrat
+from bayeval.curves.planning import LOGSTRAT_CONSTRAINTS, plan_logstrat
 from bayeval.curves.random_baseline import sample_without_replacement
 from bayeval.curves.result import CurveResult, build_result, label_prefix
 from bayeval.oracles import Oracle
@@ -13,6 +14,7 @@ from bayeval.oracles import Oracle
 __all__ = ["logstrat"]
 
 
+@validate(**LOGSTRAT_CONSTRAINTS, rng=Seed())
 def logstrat(
     oracle: Oracle,
     n_items: int,

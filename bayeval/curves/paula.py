@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayeval.curves.planning import plan_paula
+from bayeval._constraints import validate
+from bayeval.curves.planning import PAULA_CONSTRAINTS, plan_paula
 from bayeval.curves.result import CurveResult, build_result, label_prefix
 from bayeval.oracles import Oracle
 
 __all__ = ["paula"]
 
 
+@validate(**PAULA_CONSTRAINTS)
 def paula(
     oracle: Oracle,
     n_items: int,

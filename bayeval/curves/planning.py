@@ -26,17 +26,18 @@ from typing import Any
 
 import numpy as np
 
-from bayeval._validation import check_prob, check_whole
+from bayeval._constraints import Optional, Prob, Whole, validate
 from bayeval.curves.adastrat_planning import adastrat_sample_size, plan_adastrat
 from bayeval.curves.geometry import (
+    ALPHA,
+    BETA,
+    EPSILON,
     LOGSTRAT_DEFAULT_WINDOW,
+    N_ITEMS,
+    P_MIN,
+    R_TILDE,
     Geometry,
     ceil_ratio,
-    check_alpha,
-    check_beta,
-    check_epsilon,
-    check_n_items,
-    check_p_min,
     check_r_tilde,
     geometric_points,
 )
@@ -50,6 +51,9 @@ from bayeval.curves.plans import (
 )
 
 __all__ = [
+    "LOGSTRAT_CONSTRAINTS",
+    "PAULA_CONSTRAINTS",
+    "RANDOM_CONSTRAINTS",
     "AdaStratPlan",
     "CurvePlan",
     "LogStratPlan",
@@ -66,6 +70,31 @@ __all__ = [
 # --------------------------------------------------------------------------- planners
 
 
+#: The constraints of each method's parameters, shared by its planner and the method itself.
+RANDOM_CONSTRAINTS = {
+    "n_items": N_ITEMS,
+    "alpha": Optional(ALPHA),
+    "p_min": P_MIN,
+    "delta": Prob(),
+    "n_samples": Optional(Whole(minimum=1)),
+}
+LOGSTRAT_CONSTRAINTS = {
+    "n_items": N_ITEMS,
+    "epsilon": EPSILON,
+    "r_tilde": R_TILDE,
+    "delta": Prob(),
+    "p_min": P_MIN,
+    "beta": BETA,
+}
+PAULA_CONSTRAINTS = {
+    "n_items": N_ITEMS,
+    "epsilon": EPSILON,
+    "window": Whole(minimum=1),
+    "r_tilde": R_TILDE,
+}
+
+
+@validate(**RANDOM_CONSTRAINTS, epsilon=Optional(EPSILON), beta=Optional(BETA))
 def plan_random(
     n_items: int,
     *,
@@ -143,10 +172,10 @@ def plan_random(
     >>> round(curves.plan_random(3_561_500, p_min=0.5).annotations, -3)
     284000
     """
-    n = check_n_items(n_items)
+    n = n_items
     if alpha is None:
-        eps = 0.03 if epsilon is None else check_epsilon(epsilon)
-        factor = 1.05 if beta is None else check_beta(beta)
+        eps = 0.03 if epsilon is None else epsilon
+        factor = 1.05 if beta is None else beta
         alpha_value = factor * (1.0 + eps) - 1.0
     else:
         if epsilon is not None or beta is not None:
@@ -154,9 +183,8 @@ def plan_random(
                 "Give either `alpha` or `epsilon` and `beta` (alpha = beta * (1 + epsilon) - 1); "
                 f"got alpha={alpha!r}, epsilon={epsilon!r}, beta={beta!r}."
             )
-        alpha_value = check_alpha(alpha)
-    p = check_p_min(p_min)
-    d = check_prob(delta, "delta")
+        alpha_value = alpha
+    p, d = p_min, delta
 
     # n_{alpha,s} * s >= t  (Eq. 4 rearranged)
     t = n * math.log(2.0 * n / d) / (2.0 * alpha_value**2 * p**2)
@@ -170,7 +198,7 @@ def plan_random(
         s = min(candidates, key=lambda c: (c + prefix_for(c), abs(c - prefix_for(c)), c))
         formula = 2.0 * root
     else:
-        s = check_whole(n_samples, "n_samples", minimum=1)
+        s = n_samples
         formula = s + t / s
     prefix = prefix_for(s)
     if prefix >= n:
@@ -222,6 +250,7 @@ def stratum_samples(points: np.ndarray, s: int) -> np.ndarray:
     return np.minimum(wanted, sizes)
 
 
+@validate(**LOGSTRAT_CONSTRAINTS)
 def plan_logstrat(
     n_items: int,
     *,
@@ -302,13 +331,9 @@ def plan_logstrat(
     >>> round(plan.annotations_formula), plan.annotations
     (18115, 17209)
     """
-    n = check_n_items(n_items)
-    eps = check_epsilon(epsilon)
+    n, eps, d, p, b = n_items, epsilon, delta, p_min, beta
     default = ceil_ratio(LOGSTRAT_DEFAULT_WINDOW + 2, eps)
     rt = check_r_tilde(r_tilde, n, default, "ceil(102 / epsilon)")
-    d = check_prob(delta, "delta")
-    p = check_p_min(p_min)
-    b = check_beta(beta)
     geo = _geometry_of(n, eps, rt)
     if geo["m"] < 1:
         raise ValueError(
@@ -349,6 +374,7 @@ def plan_logstrat(
     )
 
 
+@validate(**PAULA_CONSTRAINTS)
 def plan_paula(
     n_items: int,
     *,
@@ -414,9 +440,7 @@ def plan_paula(
     >>> curves.plan_paula(35_615, epsilon=0.05).annotations
     7822
     """
-    n = check_n_items(n_items)
-    eps = check_epsilon(epsilon)
-    delta_w = check_whole(window, "window", minimum=1)
+    n, eps, delta_w = n_items, epsilon, window
     minimum = ceil_ratio(delta_w + 2, eps)
     rt = check_r_tilde(r_tilde, n, minimum, "ceil((window + 2) / epsilon)")
     if rt < minimum:

@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 
+from bayeval._constraints import Seed, validate
 from bayeval._validation import check_rng
-from bayeval.curves.planning import plan_random
+from bayeval.curves.planning import RANDOM_CONSTRAINTS, plan_random
 from bayeval.curves.result import CurveResult, build_result, label_prefix
 from bayeval.oracles import Oracle
 
@@ -37,6 +38,7 @@ def sample_without_replacement(rng: np.random.Generator, n_pop: int, k: int) -> 
             return drawn[np.sort(first)[:k]]
 
 
+@validate(**RANDOM_CONSTRAINTS, rng=Seed())
 def random_baseline(
     oracle: Oracle,
     n_items: int,
