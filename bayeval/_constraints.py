@@ -28,6 +28,8 @@ import inspect
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy as np
+
 from bayeval._validation import (
     check_choice,
     check_int,
@@ -43,6 +45,7 @@ from bayeval._validation import (
 
 __all__ = [
     "Constraint",
+    "Flag",
     "Integer",
     "Nonnegative",
     "OneOf",
@@ -146,27 +149,68 @@ class Integer(Whole):
 
 
 class Real(Constraint):
-    """A finite real number ``> above`` and, optionally, ``<= at_most``."""
+    """A finite real number within bounds: ``above``/``at_least`` below it, ``below``/``at_most``.
 
-    def __init__(self, *, above: float, at_most: float | None = None):
-        self.above, self.at_most = above, at_most
+    ``Real(above=0, at_most=1)`` allows ``(0, 1]``; ``Real(above=1)`` any number ``> 1``.
+    """
+
+    def __init__(self, *, above=None, at_least=None, below=None, at_most=None):
+        if above is not None and at_least is not None or below is not None and at_most is not None:
+            raise TypeError("give at most one lower bound and at most one upper bound")
+        self.above, self.at_least, self.below, self.at_most = above, at_least, below, at_most
 
     def check(self, value, name):
         number = check_real(value, name)
-        if not (number > self.above and (self.at_most is None or number <= self.at_most)):
+        fails = (
+            (self.above is not None and not number > self.above)
+            or (self.at_least is not None and not number >= self.at_least)
+            or (self.below is not None and not number < self.below)
+            or (self.at_most is not None and not number <= self.at_most)
+        )
+        if fails:
             raise ValueError(f"`{name}` must be {self.allowed()}; got {plain(value)!r}.")
         return number
 
     def allowed(self):
-        if self.at_most is None:
-            return f"greater than {self.above:g}"
-        return f"in the half-open interval ({self.above:g}, {self.at_most:g}]"
+        low = self.above if self.above is not None else self.at_least
+        high = self.below if self.below is not None else self.at_most
+        if high is None:
+            return f"greater than {low:g}" if self.above is not None else f"at least {low:g}"
+        if low is None:
+            return f"less than {high:g}" if self.below is not None else f"at most {high:g}"
+        left, right = "(" if self.above is not None else "[", ")" if self.below is not None else "]"
+        shape = {"()": "open ", "[]": "closed "}.get(left + right, "half-open ")
+        return f"in the {shape}interval {left}{low:g}, {high:g}{right}"
 
     def bad_example(self):
-        return float(self.above)
+        low = self.above if self.above is not None else self.at_least
+        high = self.below if self.below is not None else self.at_most
+        return float(low - 1 if high is None else high + 1)
 
     def good_example(self):
-        return float(self.above + 1 if self.at_most is None else self.at_most)
+        low = self.above if self.above is not None else self.at_least
+        high = self.below if self.below is not None else self.at_most
+        if low is None:
+            return float(high - 1)
+        return float(low + 1 if high is None else (low + high) / 2)
+
+
+class Flag(Constraint):
+    """``True`` or ``False`` (numpy booleans too), passed on as a Python bool."""
+
+    def check(self, value, name):
+        if not isinstance(value, bool | np.bool_):
+            raise ValueError(f"`{name}` must be True or False; got {plain(value)!r}.")
+        return bool(value)
+
+    def allowed(self):
+        return "True or False"
+
+    def bad_example(self):
+        return "yes"
+
+    def good_example(self):
+        return True
 
 
 class Positive(Constraint):

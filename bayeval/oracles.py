@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from bayeval._constraints import Flag, Integer, Optional, Real, Seed, validate
 from bayeval._core.philox import position_uniforms
 from bayeval._validation import (
     LABEL_SPELLINGS,
@@ -78,15 +79,8 @@ class BudgetExhausted(RuntimeError):
 # --------------------------------------------------------------------------------------------
 
 
-def _check_optional_count(value: Any, name: str, *, minimum: int) -> int | None:
-    """Return ``value`` as an int >= ``minimum``, or None; raise naming ``name`` otherwise."""
-    if value is None:
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"`{name}` must be None or an integer >= {minimum}; got {value!r}.")
-    if value < minimum:
-        raise ValueError(f"`{name}` must be None or an integer >= {minimum}; got {value!r}.")
-    return int(value)
+#: ``n_items`` and ``budget`` of every oracle: unknown (None) or a count.
+COUNTS = {"n_items": Optional(Integer(minimum=1)), "budget": Optional(Integer(minimum=0))}
 
 
 # --------------------------------------------------------------------------------------------
@@ -143,9 +137,9 @@ class Oracle:
     (3, 97)
     """
 
+    @validate(**COUNTS)
     def __init__(self, *, n_items: int | None = None, budget: int | None = None):
-        self._n_items = _check_optional_count(n_items, "n_items", minimum=1)
-        self._budget = _check_optional_count(budget, "budget", minimum=0)
+        self._n_items, self._budget = n_items, budget
         self._labels: dict[int, bool] = {}
 
     @property
@@ -274,6 +268,7 @@ class LabelOracle(Oracle):
     bayeval.oracles.BudgetExhausted: annotation budget exhausted: budget 3, used 3, ...
     """
 
+    @validate(budget=COUNTS["budget"])
     def __init__(self, labels: ArrayLike, *, budget: int | None = None):
         values = check_labels(labels, "labels")
         if values.size == 0:
@@ -320,6 +315,7 @@ class CallableOracle(Oracle):
     4
     """
 
+    @validate(**COUNTS, vectorized=Flag())
     def __init__(
         self,
         fn: Callable[[Any], Any],
@@ -330,10 +326,7 @@ class CallableOracle(Oracle):
     ):
         if not callable(fn):
             raise ValueError(f"`fn` must be callable; got {fn!r}.")
-        if not isinstance(vectorized, (bool, np.bool_)):
-            raise ValueError(f"`vectorized` must be True or False; got {vectorized!r}.")
-        self._fn = fn
-        self._vectorized = bool(vectorized)
+        self._fn, self._vectorized = fn, vectorized
         super().__init__(n_items=n_items, budget=budget)
 
     def _acquire(self, new: np.ndarray) -> None:
@@ -427,6 +420,7 @@ class NoisyOracle(Oracle):
 
     _STREAM = 1  # Philox counter word 2: keeps flips independent of scale_up's draws
 
+    @validate(eta=Real(at_least=0, below=0.5), rng=Seed(), budget=COUNTS["budget"])
     def __init__(
         self,
         oracle: Oracle,
@@ -439,14 +433,7 @@ class NoisyOracle(Oracle):
             raise ValueError(
                 f"`oracle` must be a bayeval.oracles.Oracle; got {type(oracle).__name__}."
             )
-        try:
-            eta_value = float(eta)
-        except (TypeError, ValueError):
-            raise ValueError(f"`eta` must be a number in [0, 0.5); got {eta!r}.") from None
-        if isinstance(eta, (bool, np.bool_)) or not 0.0 <= eta_value < 0.5:
-            raise ValueError(f"`eta` must be in [0, 0.5); got {eta!r}.")
-        self._oracle = oracle
-        self._eta = eta_value
+        self._oracle, self._eta = oracle, eta
         self._key = philox_key(rng)
         super().__init__(n_items=oracle.n_items, budget=budget)
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import bayeval
-from bayeval._constraints import Integer, OneOf, Prob, Real, Whole, validate
+from bayeval._constraints import Flag, Integer, OneOf, Prob, Real, Whole, validate
 
 
 def _decorated():
@@ -63,6 +63,10 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.curves.random_baseline.random_baseline",
         "bayeval.curves.adastrat.adastrat",
         "bayeval.curves.geometry.geometric_points",
+        "bayeval.oracles.Oracle.__init__",
+        "bayeval.oracles.LabelOracle.__init__",
+        "bayeval.oracles.CallableOracle.__init__",
+        "bayeval.oracles.NoisyOracle.__init__",
     ):
         assert expected in names, expected
 
@@ -98,6 +102,8 @@ def test_bad_value_is_refused_with_a_clear_message(func, name):
         (Integer(minimum=2), 2.0, "an integer >= 2"),
         (Real(above=0, at_most=1), 0.0, "in the half-open interval (0, 1]"),
         (Real(above=1), True, "a real number"),
+        (Real(at_least=0, below=0.5), 0.5, "in the half-open interval [0, 0.5)"),
+        (Flag(), 1, "True or False"),
     ],
 )
 def test_a_constraint_says_what_it_allows(constraint, value, allowed):

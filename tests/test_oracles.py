@@ -250,10 +250,10 @@ def test_positions_are_validated_before_labelling(positions, match):
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"budget": -1}, r"`budget` must be None or an integer >= 0; got -1\."),
-        ({"budget": 2.5}, r"`budget` must be None or an integer >= 0; got 2\.5\."),
-        ({"budget": True}, r"`budget` must be None or an integer >= 0; got True\."),
-        ({"n_items": 0}, r"`n_items` must be None or an integer >= 1; got 0\."),
+        ({"budget": -1}, r"`budget` must be an integer >= 0; got -1\."),
+        ({"budget": 2.5}, r"`budget` must be an integer >= 0; got 2\.5\."),
+        ({"budget": True}, r"`budget` must be an integer >= 0; got True\."),
+        ({"n_items": 0}, r"`n_items` must be an integer >= 1; got 0\."),
         ({"vectorized": "yes"}, r"`vectorized` must be True or False; got 'yes'\."),
     ],
 )
@@ -345,11 +345,11 @@ def test_noisy_oracle_respects_its_own_and_the_wrapped_budget():
 @pytest.mark.parametrize(
     ("eta", "match"),
     [
-        (0.5, r"`eta` must be in \[0, 0\.5\); got 0\.5\."),
-        (0.7, r"`eta` must be in \[0, 0\.5\); got 0\.7\."),
-        (-0.1, r"`eta` must be in \[0, 0\.5\); got -0\.1\."),
-        ("x", r"`eta` must be a number in \[0, 0\.5\); got 'x'\."),
-        (np.nan, r"`eta` must be in \[0, 0\.5\); got nan\."),
+        (0.5, r"`eta` must be in the half-open interval \[0, 0\.5\); got 0\.5\."),
+        (0.7, r"`eta` must be in the half-open interval \[0, 0\.5\); got 0\.7\."),
+        (-0.1, r"`eta` must be in the half-open interval \[0, 0\.5\); got -0\.1\."),
+        ("x", r"`eta` must be a real number; got 'x'\."),
+        (np.nan, r"`eta` must be finite; got nan\."),
     ],
 )
 def test_noisy_oracle_validates_eta(eta, match):

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
-from bayeval._constraints import Optional, Prob, Whole, validate
-from bayeval._validation import check_real
+from bayeval._constraints import Optional, Prob, Real, Whole, validate
 from bayeval.curves.geometry import (
     BETA,
     EPSILON,
@@ -48,10 +46,9 @@ def adastrat_sample_size(n_queries: int, *, delta: float, beta: float, p_min: fl
     return real, math.ceil(real)
 
 
-def _check_eta(eta: Any, beta: float) -> float:
-    value = check_real(eta, "eta")
-    if not 0.0 <= value < 0.5:
-        raise ValueError(f"`eta` must be in the half-open interval [0, 0.5); got {eta!r}.")
+def _check_eta(eta: float, beta: float) -> float:
+    """``eta`` (in [0, 0.5) already) if ``beta > 1 + eta``, as Eq. 5 needs."""
+    value = eta
     if not beta > 1.0 + value:
         raise ValueError(
             f"`beta` must exceed 1 + eta = {1.0 + value!r} (Eq. 5 needs beta - 1 - eta > 0); "
@@ -70,6 +67,7 @@ ADASTRAT_CONSTRAINTS = {
     "delta": Prob(),
     "beta": BETA,
     "p_min": P_MIN,
+    "eta": Real(at_least=0, below=0.5),
 }
 
 
