@@ -174,6 +174,8 @@ class Real(Constraint):
     def allowed(self):
         low = self.above if self.above is not None else self.at_least
         high = self.below if self.below is not None else self.at_most
+        if low is None and high is None:
+            return "a finite real number"
         if high is None:
             return f"greater than {low:g}" if self.above is not None else f"at least {low:g}"
         if low is None:
@@ -185,13 +187,15 @@ class Real(Constraint):
     def bad_example(self):
         low = self.above if self.above is not None else self.at_least
         high = self.below if self.below is not None else self.at_most
+        if low is None and high is None:
+            return float("nan")
         return float(low - 1 if high is None else high + 1)
 
     def good_example(self):
         low = self.above if self.above is not None else self.at_least
         high = self.below if self.below is not None else self.at_most
         if low is None:
-            return float(high - 1)
+            return 0.0 if high is None else float(high - 1)
         return float(low + 1 if high is None else (low + high) / 2)
 
 

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayeval._constraints import validate
 from bayeval._core.score_strata import CHUNK
 from bayeval._validation import check_scores
-from bayeval.strata.partition import Method, Strata, stratify_scores
+from bayeval.strata.partition import STRATIFY_CONSTRAINTS, Method, Strata, stratify_scores
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -400,6 +401,7 @@ class Pool:
         return positions if self._ids is None else self._ids[positions]
 
     # -- strata -----------------------------------------------------------------------------
+    @validate(**STRATIFY_CONSTRAINTS)
     def stratify(
         self,
         n_strata: int,

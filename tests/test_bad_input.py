@@ -67,6 +67,8 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.oracles.LabelOracle.__init__",
         "bayeval.oracles.CallableOracle.__init__",
         "bayeval.oracles.NoisyOracle.__init__",
+        "bayeval.strata.partition.stratify",
+        "bayeval.pool.Pool.stratify",
     ):
         assert expected in names, expected
 

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from bayeval._validation import check_choice, check_int, check_scores
+from bayeval._constraints import Integer, OneOf, Optional, Real, validate
+from bayeval._validation import check_scores
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,10 +25,18 @@ from bayeval._core.score_strata import (
     merge_empty,
 )
 
-__all__ = ["METHODS", "Strata", "stratify"]
+__all__ = ["METHODS", "STRATIFY_CONSTRAINTS", "Strata", "stratify"]
 
 Method = Literal["csf", "geometric", "equal-width", "quantile"]
 METHODS: tuple[str, ...] = ("csf", "geometric", "equal-width", "quantile")
+
+#: The constraints of :func:`stratify`'s options (also :meth:`bayeval.Pool.stratify`'s).
+STRATIFY_CONSTRAINTS = {
+    "n_strata": Integer(minimum=1),
+    "method": OneOf(METHODS),
+    "n_bins": Optional(Integer(minimum=1)),
+    "offset": Optional(Real()),
+}
 
 
 # -- public API --------------------------------------------------------------------------------
@@ -135,6 +144,7 @@ class Strata:
         )
 
 
+@validate(**STRATIFY_CONSTRAINTS)
 def stratify(
     scores: Any,
     n_strata: int,
@@ -225,28 +235,21 @@ def stratify(
 
 
 def _check_options(n_strata, method, n_bins, offset) -> tuple[int, int, float | None]:
-    """Validate the options of :func:`stratify`; return ``(n_strata, n_bins, offset)``."""
-    k = check_int(n_strata, "n_strata", minimum=1)
-    check_choice(method, METHODS, "method")
+    """Check the options of :func:`stratify` together; return ``(n_strata, n_bins, offset)``."""
+    for name, value in (("n_strata", n_strata), ("method", method), ("n_bins", n_bins)):
+        STRATIFY_CONSTRAINTS[name].check(value, name)
+    offset = STRATIFY_CONSTRAINTS["offset"].check(offset, "offset")
     if n_bins is not None and method != "csf":
         raise ValueError(f"`n_bins` is used only by method='csf'; got method={method!r}.")
     if offset is not None and method != "geometric":
         raise ValueError(f"`offset` is used only by method='geometric'; got method={method!r}.")
     if n_bins is None:
-        n_bins = 8 * k
-    elif check_int(n_bins, "n_bins", minimum=1) < k:
+        n_bins = 8 * n_strata
+    elif n_bins < n_strata:
         raise ValueError(
-            f"`n_bins` must be at least `n_strata` ({k}) for the CSF rule; got {n_bins!r}."
+            f"`n_bins` must be at least `n_strata` ({n_strata}) for the CSF rule; got {n_bins!r}."
         )
-    if offset is not None:
-        given = offset
-        try:
-            offset = float(offset)
-        except (TypeError, ValueError):
-            offset = float("nan")
-        if not np.isfinite(offset):
-            raise ValueError(f"`offset` must be a finite number; got {given!r}.")
-    return k, int(n_bins), offset
+    return int(n_strata), int(n_bins), offset
 
 
 def stratify_scores(x, lo, hi, n_strata, method="csf", *, n_bins=None, offset=None) -> Strata:
