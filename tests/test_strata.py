@@ -349,7 +349,11 @@ def test_summary_members_and_repr():
         ([0.1, 0.2], {"method": "csf", "offset": 1.0}, r"`offset` is used only by"),
         ([0.1, 0.2], {"n_strata": 4, "n_bins": 3}, r"`n_bins` must be at least `n_strata` \(4\)"),
         ([0.1, 0.2], {"method": "geometric", "offset": -0.1}, r"min\(scores\) \+ offset > 0"),
-        ([0.1, 0.2], {"method": "geometric", "offset": "x"}, r"`offset` must be a real number; got 'x'"),
+        (
+            [0.1, 0.2],
+            {"method": "geometric", "offset": "x"},
+            r"`offset` must be a real number; got 'x'",
+        ),
     ],
 )
 def test_stratify_validation(scores, kwargs, message):
