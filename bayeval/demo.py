@@ -131,6 +131,7 @@ def plot_demo(result: DemoResult, axes: Any = None) -> np.ndarray:
     Parameters
     ----------
     result : DemoResult
+        The intervals and the truth to plot, from :func:`run_demo`.
     axes : sequence of matplotlib Axes, optional
         One per measure; default a new figure with a row of them.
 

@@ -187,6 +187,7 @@ def draws_interval(
     draws : xarray.DataArray
         Dims ``chain``, ``draw`` and any others, which the interval keeps.
     prob : float
+        Probability of the interval, in (0, 1).
     kind : {"eti", "hdi", "lower", "upper"}
         A one-sided interval's open end is the end of ``value_range``.
     basis : str
@@ -359,6 +360,7 @@ class Result:
         prob : float, optional
             Default: the result's own probability, else 0.95.
         kind : {"eti", "hdi", "lower", "upper"}, default "eti"
+            Equal-tailed, highest-density, or one-sided (the other end is the measure's bound).
 
         Returns
         -------
@@ -549,6 +551,7 @@ def load(path) -> Result:
     Parameters
     ----------
     path : str or os.PathLike
+        The netCDF file written by ``to_netcdf``.
 
     Returns
     -------

@@ -424,7 +424,9 @@ def predict_positives(
     pattern : numpy.ndarray
         ``(rows,)`` loss pattern of each row.
     n_patterns : int
+        Number of loss patterns: the columns of the result.
     rng : numpy.random.Generator
+        Generator of the binomial and Poisson draws.
 
     Returns
     -------

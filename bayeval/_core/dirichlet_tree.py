@@ -165,6 +165,7 @@ def dirichlet_tree_em(
     tol : float, default 1e-10
         Stop when no response probability changes by more than this.
     max_iter : int, default 1000
+        Most evaluations of the EM map before the fit stops unconverged.
     start : numpy.ndarray, optional
         ``(K, C)`` initial responses (e.g. from classifier scores); default ``theta`` from
         ``alpha`` and the labelled counts alone.
@@ -304,7 +305,9 @@ def dirichlet_tree_gibbs(
     start : numpy.ndarray
         ``(K, C)`` response of the unlabelled items at which the chain starts.
     n_sweeps : int
+        Number of sweeps, each kept as one draw.
     rng : numpy.random.Generator
+        Generator of the imputed labels and the Dirichlet draws.
 
     Returns
     -------

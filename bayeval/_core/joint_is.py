@@ -94,9 +94,13 @@ def weighted_estimates(
     Parameters
     ----------
     draws : Draws
-    weights : (m, m) mixing weights (the identity for the simple estimators)
-    omega : (B, D) draw weights, summing to ``n_j`` within each group (ones for the estimate)
-    omega0 : (B, n0) weights of the draws of ``Y_0``, summing to ``n0``
+        The labelled draws of every system's sample and of ``Y_0``.
+    weights : numpy.ndarray
+        ``(m, m)`` mixing weights (the identity for the simple estimators).
+    omega : numpy.ndarray
+        ``(B, D)`` draw weights, summing to ``n_j`` within each group (ones for the estimate).
+    omega0 : numpy.ndarray
+        ``(B, n0)`` weights of the draws of ``Y_0``, summing to ``n0``.
     estimator : {"joint", "simple"}
         Recall: ``theta * nu_i`` (joint) or the share of ``Y_0`` that system ``i`` predicts.
 
@@ -203,12 +207,20 @@ def new_system_variance(
     Parameters
     ----------
     n_new : int
-    n_prev : (m-1,) draws of the systems already sampled
-    overlap_new : (m,) ``sum_x p_m(x) p_j(x)`` for every system, the new one last
-    prev : Draws of the systems already sampled (their ``p`` rows: those systems only)
-    p_new_prev : (D,) the new system's probability of each earlier draw's instance
-    p_on_new : (m, K) every system's probability of each of the new system's K instances
-    known : (K,) the label of each of the new system's instances: 0, 1, or -1 if unknown
+        Draws of the new system whose variance is estimated.
+    n_prev : numpy.ndarray
+        ``(m-1,)`` draws of the systems already sampled.
+    overlap_new : numpy.ndarray
+        ``(m,)`` ``sum_x p_m(x) p_j(x)`` for every system, the new one last.
+    prev : Draws
+        Draws of the systems already sampled (their ``p`` rows: those systems only).
+    p_new_prev : numpy.ndarray
+        ``(D,)`` the new system's probability of each earlier draw's instance.
+    p_on_new : numpy.ndarray
+        ``(m, K)`` every system's probability of each of the new system's K instances, the new
+        one last.
+    known : numpy.ndarray
+        ``(K,)`` the label of each of the new system's instances: 0, 1, or -1 if unknown.
     """
     n_all = np.append(n_prev, n_new).astype(float)
     w = mixing_weights(overlap_new[None, :], n_all)[0]

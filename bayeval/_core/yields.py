@@ -361,6 +361,7 @@ def measure_cdf(measure: str, t, retrieved, unretrieved, n1_population):
     Parameters
     ----------
     measure : {"recall", "precision", "f1"}
+        Measure whose posterior CDF is evaluated.
     t : array_like
         Measure values.
     retrieved, unretrieved : DiscreteYield or ContinuousYield

@@ -106,6 +106,7 @@ def posterior_band(
         ``a = b`` of the ``Beta(a, b)`` prior on each stratum's prevalence (default the half
         prior Webber 2013 recommends).
     rng : int or numpy.random.Generator, optional
+        Seed of the posterior draws.
 
     Returns
     -------

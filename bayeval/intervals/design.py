@@ -224,6 +224,7 @@ def expected_interval_width(
     outcomes : int
         Simulated sample outcomes.
     rng : int or numpy.random.Generator, optional
+        Seed of the simulated outcomes and of any draws the intervals make.
 
     Returns
     -------

@@ -132,7 +132,9 @@ def label_outputs(data, dim: str = "output"):
     Parameters
     ----------
     data : xarray.Dataset or xarray.DataArray
+        Values along a dim of output names, ``[system/]measure[@threshold]``.
     dim : str, default "output"
+        Name of the dim of output names in ``data``.
 
     Examples
     --------

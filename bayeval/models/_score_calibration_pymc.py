@@ -26,6 +26,7 @@ def score_calibration_model(prior: Any, rows: Any) -> pm.Model:
     Parameters
     ----------
     prior : bayeval._core.calibration.CalibrationPrior
+        Prior scales, number of groups, and the priors of the floor and ceiling gap (if any).
     rows : bayeval._core.calibration.Rows
         Labelled rows: logit-score ``t``, prediction ``group``, positives ``k``, negatives ``m``.
 

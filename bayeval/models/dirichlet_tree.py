@@ -177,6 +177,7 @@ class BoundTree:
             Chains, kept draws per chain, and draws discarded at the start of each chain
             (data-augmentation sweeps or NUTS tuning steps, by engine).
         rng : int or numpy.random.Generator, optional
+            Seed of the sweeps' draws, or of NUTS with ``engine="pymc"``.
 
         Returns
         -------

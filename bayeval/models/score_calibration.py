@@ -197,6 +197,8 @@ class ScoreCalibration:
         Parameters
         ----------
         pool : bayeval.Pool
+            The pool whose items the rows aggregate (unused when ``target`` is a ``Target``,
+            which carries its own pool).
         target : bayeval.measures.Measure or bayeval.sampling.Target
             A measure of the pool's predictions or a precision-recall curve (losses that
             take finitely many values per item).
@@ -405,7 +407,9 @@ class BoundCalibration:
         positions : array_like of int
             Pool positions of the labelled items (distinct when ``finite``).
         labels : array_like of {0, 1}
+            Label of each item of ``positions``, in the same order.
         rng : int or numpy.random.Generator, optional
+            Seed of every posterior draw (the curve's parameters and the measure).
         finite : bool, default True
             ``True``: the measure of this pool, labelled items at their labels and the
             unlabelled ones drawn from the posterior predictive. ``False``: the measure under

@@ -85,6 +85,7 @@ def synthetic_universe(
     Parameters
     ----------
     n_systems : int, default 10
+        Number of systems.
     n_true, n_false : int
         Correct and incorrect instances in the universe.
     precision, recall, agreement : float or array_like of shape (n_systems,)
@@ -94,6 +95,7 @@ def synthetic_universe(
     team_agreement : float, default 0
         The weight ``b`` of the team's shared latent; ``agreement + team_agreement <= 1``.
     rng : int, numpy.random.Generator or None
+        Seed of the latent scores.
 
     Returns
     -------

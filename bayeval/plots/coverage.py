@@ -98,6 +98,7 @@ def plot_coverage_study(study: Any, axes: Any = None) -> np.ndarray:
     Parameters
     ----------
     study : bayeval.simulate.CoverageStudy
+        The study to plot, from :func:`bayeval.simulate.coverage_study`.
     axes : sequence of two matplotlib Axes, optional
         Default a new figure with two side by side.
 

@@ -77,11 +77,14 @@ def score_cells(target, strata: Any, n_strata: int, *, system: int = 0):
     Parameters
     ----------
     target : Target
+        The pool and measure whose items and loss patterns the cells split.
     strata : str or bayeval.strata.Strata
         A stratification method (``"csf"``, ``"geometric"``, ``"equal-width"``,
         ``"quantile"``) applied to system ``system``'s scores, or ready-made strata.
     n_strata : int
         Strata wanted when ``strata`` is a method.
+    system : int, default 0
+        The system whose scores are stratified and give the prior response.
 
     Returns
     -------

@@ -220,6 +220,7 @@ class Estimate(Result):
         Parameters
         ----------
         prob : float, default 0.95
+            Probability of the interval, in (0, 1).
         kind : {"eti", "hdi", "lower", "upper"}, default "eti"
             ``"credible"`` and ``"confidence"`` still work for one release (now
             ``basis="posterior"`` and ``basis="design"``), with a ``DeprecationWarning``.
@@ -246,6 +247,7 @@ class Estimate(Result):
         Parameters
         ----------
         prob : float, default 0.95
+            Probability of the equal-tailed interval, in (0, 1).
         basis : {"design", "posterior"}, optional
             Default ``"design"``; a basis the estimate does not have gives NaN.
 

@@ -77,7 +77,9 @@ def evaluate(
     Parameters
     ----------
     pool : bayeval.Pool
+        The items to sample from, with their scores.
     measure : bayeval.measures.Measure
+        A binary-label measure; with several systems in the pool it is applied to each.
     oracle : array_like, callable or bayeval.oracles.Oracle
         The true labels of every pool item (in pool order), a function from an array of ids
         to their 0/1 labels, or an oracle over pool positions.
@@ -92,6 +94,7 @@ def evaluate(
     prob : float, default 0.95
         Probability of the intervals in ``history``.
     rng : int or numpy.random.Generator, optional
+        Seed of the sampler built from a name (a ``Sampler`` instance keeps its own).
     progress : callable, optional
         Called as ``progress(labels_used, estimate)`` after every stage.
     **sampler_options

@@ -133,7 +133,10 @@ class Session:
         path : str or pathlib.Path
             A file that does not exist yet.
         pool : bayeval.Pool
+            The items to label, with their scores and predictions; stored in the session
+            (or in ``pool_file``).
         measure : bayeval.measures.Measure
+            The measure the sampler estimates; stored in the session.
         sampler : str, default "ais"
             A name of ``bayeval.sampling.run.SAMPLERS``.
         rng : int, optional
@@ -208,6 +211,7 @@ class Session:
         Parameters
         ----------
         path : str or pathlib.Path
+            The session file, written by :meth:`create`.
         read_only : bool, default False
             Take no lock and refuse :meth:`ask` and :meth:`tell` (to watch a session another
             process is labelling).
@@ -317,7 +321,10 @@ class Session:
         ids : array_like
             Pool ids, pending or already labelled.
         labels : array_like of {0, 1}
+            The label of each id, in the same order.
         annotator : str, optional
+            Who gave the answers, recorded with them (majority votes count each annotator's
+            latest answer).
 
         Raises
         ------
@@ -478,6 +485,7 @@ class Session:
         Parameters
         ----------
         path : str or pathlib.Path
+            The file of answers to read.
         format : {"csv", "jsonl", "label-studio"}, optional
             Default from the suffix of ``path``: ``.csv``, ``.jsonl``, ``.json``.
         annotator : str, optional
@@ -509,6 +517,7 @@ class Session:
         budget : int, optional
             Stop when :meth:`labels_count` has reached ``budget``.
         prob : float, default 0.95
+            Probability of the confidence interval whose width is compared with ``width``.
 
         Returns
         -------

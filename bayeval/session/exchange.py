@@ -124,6 +124,7 @@ def export_pending(session: Any, path: Any, format: str | None = None, data: Any
     Parameters
     ----------
     session : bayeval.Session
+        The session whose pending questions are written.
     path : str or pathlib.Path
         The file to write (replaced if it exists).
     format : {"csv", "jsonl", "label-studio"}, optional
@@ -280,7 +281,9 @@ def import_answers(
     Parameters
     ----------
     session : bayeval.Session
+        The session that records the answers; it must be open for writing.
     path : str or pathlib.Path
+        The file of answers to read.
     format : {"csv", "jsonl", "label-studio"}, optional
         Default from the suffix of ``path``: ``.csv``, ``.jsonl``, ``.json`` (Label Studio).
     annotator : str, optional

@@ -181,9 +181,12 @@ def coverage_battery(
     Parameters
     ----------
     pools, samplers, budgets : tuple
+        Pools to run on (names of :data:`BATTERY_POOLS`), samplers to run (names of
+        ``bayeval.sampling.run.SAMPLERS``), and the label counts at which each run is scored.
     repeats : int, default 200
         Runs per pool and sampler (seeds ``0 .. repeats - 1``).
     prob : float, default 0.95
+        Probability of every interval scored.
     client : dask.distributed.Client, optional
         Runs the (pool, sampler, seed) tasks on a cluster.
     size : int, optional
