@@ -435,31 +435,15 @@ class Result:
     def plot(self, prob: float | None = None, kind: str = "eti", ax=None):
         """Plot the estimate and interval of every basis, one row per entry.
 
+        See :func:`bayeval.plots.intervals.plot_intervals`.
+
         Returns
         -------
         matplotlib.axes.Axes
         """
-        import matplotlib.pyplot as plt
+        from bayeval.plots.intervals import plot_intervals
 
-        table = self.summary(prob, kind).reset_index()
-        if ax is None:
-            _, ax = plt.subplots(figsize=(6, 0.5 + 0.4 * len(table)))
-        labels = [
-            " ".join(str(v) for v in row[: len(table.columns) - len(SUMMARY_COLUMNS)])
-            for row in table.itertuples(index=False)
-        ]
-        y = np.arange(len(table))[::-1]
-        ax.errorbar(
-            table["estimate"],
-            y,
-            xerr=[table["estimate"] - table["lower"], table["upper"] - table["estimate"]],
-            fmt="o",
-            capsize=3,
-        )
-        ax.set_yticks(y, labels)
-        probs = ", ".join(f"{p:.0%}" for p in dict.fromkeys(table["ci_prob"]))
-        ax.set_xlabel(f"estimate and {probs} {kind} interval")
-        return ax
+        return plot_intervals(self, prob, kind, ax=ax)
 
     # -- helpers ------------------------------------------------------------------------------
     def _labelled(self, values):

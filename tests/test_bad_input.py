@@ -22,7 +22,8 @@ def _decorated():
     """Every (qualified name, function) in bayeval with declared constraints."""
     found = {}
     for info in pkgutil.walk_packages(bayeval.__path__, "bayeval."):
-        if info.name.endswith(("session_exchange", ".sample", ".report")) or ".cli" in info.name:
+        deprecated = ("session_exchange", ".sample", ".report", "curves.envelope")
+        if info.name.endswith(deprecated) or ".cli" in info.name:
             continue  # deprecated paths warn on import; the CLI reports through typer
         module = importlib.import_module(info.name)
         for _, obj in vars(module).items():

@@ -49,6 +49,7 @@ def test_the_version_is_one_string_in_one_place():
         ("bayeval.session_exchange", "bayeval.session.exchange", "import_answers"),
         ("bayeval.sample", "bayeval.stratified_sample", "StratifiedSample"),
         ("bayeval.report", "bayeval.plots.sampling", "pr_thresholds"),
+        ("bayeval.curves.envelope", "bayeval._core.envelope", "bounds"),
     ],
 )
 def test_a_moved_module_warns_at_its_old_path(old, new, name):

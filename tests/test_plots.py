@@ -397,3 +397,22 @@ def test_run_plots_need_one_axes_per_panel(run_and_curve):
         plot_history(run.history, axes=Figure().subplots(1, 2))
     with pytest.raises(ValueError, match=r"`axes` must hold two Axes; got 3"):
         plot_pr_curve(curve_estimate, axes=Figure().subplots(1, 3))
+
+
+def test_a_curve_result_plots_itself(paula_result):
+    ax = paula_result.plot(title="PAULA")
+    assert ax.get_title() == "PAULA"
+    assert "envelope [lower, upper]" in [t.get_text() for t in ax.get_legend().get_texts()]
+    with pytest.raises(ValueError, match=r"`kind` of a curve's envelope is 'eti'; got 'hdi'"):
+        paula_result.plot(kind="hdi")
+    with pytest.raises(ValueError, match=r"`prob` must be 1.0 for basis='design'"):
+        paula_result.plot(0.9)
+
+
+def test_any_result_plots_its_summary():
+    import bayeval as be
+
+    sample = be.StratifiedSample.two_segments(N1=2000, n1=100, r1=50, N0=100000, n0=100, r0=3)
+    ax = be.recall_interval(sample).plot(0.9)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["recall beta-binomial-half posterior"]
+    assert ax.get_xlabel() == "estimate and 90% eti interval"

@@ -383,6 +383,24 @@ class CurveResult(Result):
         """Number of queried ranks."""
         return int(self.queried.size)
 
+    def plot(self, prob: float | None = None, kind: str = "eti", ax=None, **options):
+        """Plot the curve: estimate, envelope, queried ranks and exact prefix.
+
+        :func:`bayeval.plots.curves.plot_curve` with ``options`` (``true_precision``,
+        ``log_x``, ``title``, ``legend``). The envelope's probability is fixed by the plan and
+        its kind is ``"eti"``: ``prob`` and ``kind`` may only repeat them.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        from bayeval.plots.curves import plot_curve
+
+        self._check_prob(prob, "design")
+        if kind != "eti":
+            raise ValueError(f"`kind` of a curve's envelope is 'eti'; got {kind!r}.")
+        return plot_curve(self, ax=ax, **options)
+
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(method={self.method!r}, n_items={self.n_items}, "

@@ -10,12 +10,16 @@ sampling
     :func:`plot_history` and :func:`plot_pr_curve`: a sampler's run (``bayeval evaluate``).
 coverage
     :func:`plot_binomial_coverage` and :func:`plot_coverage_study`: coverage (Webber 2013).
+intervals
+    :func:`plot_intervals`: the estimates and intervals of any result on the protocol.
 
-Results on the protocol draw themselves with ``.plot()``.
+Results draw themselves with ``.plot()``, which calls these; the module knows results only by
+what they offer (``summary``, ``at``, ``lower``, ...), so it sits below them in the layers.
 """
 
 from bayeval.plots.coverage import plot_binomial_coverage, plot_coverage_study
 from bayeval.plots.curves import METHOD_NAMES, plot_curve, plot_ranks
+from bayeval.plots.intervals import plot_intervals
 from bayeval.plots.sampling import plot_history, plot_pr_curve, pr_thresholds
 
 __all__ = [
@@ -24,6 +28,7 @@ __all__ = [
     "plot_coverage_study",
     "plot_curve",
     "plot_history",
+    "plot_intervals",
     "plot_pr_curve",
     "plot_ranks",
     "pr_thresholds",

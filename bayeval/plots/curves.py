@@ -21,8 +21,6 @@ from numpy.typing import ArrayLike
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from bayeval.curves import CurveResult
-
 __all__ = ["METHOD_NAMES", "plot_curve", "plot_ranks"]
 
 #: Points of each of the two grids (log-spaced and evenly spaced) a curve is evaluated on.
@@ -42,7 +40,7 @@ METHOD_NAMES = {
 }
 
 
-def plot_ranks(result: CurveResult) -> np.ndarray:
+def plot_ranks(result: Any) -> np.ndarray:
     """Increasing ranks at which :func:`plot_curve` evaluates a curve result.
 
     Parameters
@@ -74,7 +72,12 @@ def plot_ranks(result: CurveResult) -> np.ndarray:
     return ranks
 
 
-def _envelope_kinks(result: CurveResult) -> list[np.ndarray]:
+def _is_adastrat(result: Any) -> bool:
+    """Whether ``result`` is AdaStrat's (smooth envelopes) rather than a step function's."""
+    return getattr(result, "method", None) == "adastrat"
+
+
+def _envelope_kinks(result: Any) -> list[np.ndarray]:
     """Ranks on both sides of every kink of an AdaStrat result's three envelopes.
 
     Through a point ``(y, Y)`` each bound (Theorem 2 of Sabharwal & Xue 2018) changes piece at
@@ -84,10 +87,9 @@ def _envelope_kinks(result: CurveResult) -> list[np.ndarray]:
     points ``i < j``: the count bound ``Y_i / r`` of one with the flat bound ``Y_j / y_j`` of
     the other, at ``r = Y_i y_j / Y_j`` (and with ``i``, ``j`` swapped).
     """
-    from bayeval.curves import AdaStratResult
-    from bayeval.curves.envelope import as_points
+    from bayeval._core.envelope import as_points
 
-    if not isinstance(result, AdaStratResult) or result.corners.size == 0:
+    if not _is_adastrat(result) or result.corners.size == 0:
         return []
     m = int(result.m)
     out = []
@@ -129,7 +131,7 @@ def _true_values(true_precision: Any, ranks: np.ndarray, n_items: int) -> np.nda
 
 
 def plot_curve(
-    result: CurveResult,
+    result: Any,
     *,
     true_precision: ArrayLike | Callable[[np.ndarray], ArrayLike] | None = None,
     ax: Axes | None = None,
@@ -209,9 +211,7 @@ def plot_curve(
      'queried ranks (90)']
     >>> plt.close(ax.figure)
     """
-    from bayeval.curves import AdaStratResult, CurveResult
-
-    if not isinstance(result, CurveResult):
+    if not all(hasattr(result, name) for name in ("at", "lower", "upper", "exact_len")):
         raise ValueError(
             f"`result` must be a bayeval.curves.CurveResult; got {type(result).__name__}."
         )
@@ -237,7 +237,7 @@ def plot_curve(
     lower = result.lower(ranks)
     upper = result.upper(ranks)
 
-    steps = not isinstance(result, AdaStratResult)  # AdaStrat's functions are smooth
+    steps = not _is_adastrat(result)  # AdaStrat's functions are smooth
     ax.fill_between(
         ranks, lower, upper, step="post" if steps else None, color="C3", alpha=0.22,
         linewidth=0, label="envelope [lower, upper]",

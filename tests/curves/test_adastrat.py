@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from bayeval import curves
-from bayeval.curves.envelope import height
+from bayeval._core.envelope import height
 from bayeval.curves.planning import adastrat_sample_size
 from bayeval.oracles import CallableOracle, LabelOracle, NoisyOracle
 

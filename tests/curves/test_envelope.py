@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from bayeval.curves.envelope import _ratio, bounds, height, ratio_range
+from bayeval._core.envelope import _ratio, bounds, height, ratio_range
 
 
 def smallest_r_tilde(p, m):

@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bayeval.curves.envelope import _ratio, bounds, ratio_range
+from bayeval._core.envelope import _ratio, bounds, ratio_range
 
 SETTINGS = settings(
     max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
