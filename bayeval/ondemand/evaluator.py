@@ -19,6 +19,7 @@ from bayeval._validation import (
     check_rng,
 )
 from bayeval.ondemand._registry import FALSE, UNKNOWN, Registry, System, draw, system_stream
+from bayeval.results import draws_interval
 
 __all__ = ["OnDemandEvaluator"]
 
@@ -504,15 +505,15 @@ class OnDemandEvaluator:
 
 
 def _equal_tailed(reps: np.ndarray, valid: np.ndarray, prob: float):
-    """Return the equal-tailed bounds of each column of ``reps`` (NaN where not ``valid``)."""
-    lower, upper = np.full(reps.shape[1], np.nan), np.full(reps.shape[1], np.nan)
-    finite = valid & np.isfinite(reps).any(axis=0)
-    if not finite.any():
-        return lower, upper
-    lower[finite], upper[finite] = np.nanquantile(
-        reps[:, finite], [0.5 - prob / 2, 0.5 + prob / 2], axis=0
-    )
-    return lower, upper
+    """Return the equal-tailed bounds of each column of ``reps`` (NaN where not ``valid``).
+
+    The replicates are draws as any other (:func:`bayeval.results.draws_interval`).
+    """
+    import xarray as xr
+
+    keep = np.where(valid, reps, np.nan)
+    ci = draws_interval(xr.DataArray(keep[None], dims=("chain", "draw", "column")), prob, "eti")
+    return ci.sel(ci_bound="lower").values, ci.sel(ci_bound="upper").values
 
 
 def _resample_weights(rng, kind: str, size: int, n: int) -> np.ndarray:
