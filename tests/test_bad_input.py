@@ -70,6 +70,9 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.oracles.NoisyOracle.__init__",
         "bayeval.strata.partition.stratify",
         "bayeval.pool.Pool.stratify",
+        "bayeval.ondemand.evaluator.OnDemandEvaluator.__init__",
+        "bayeval.ondemand.evaluator.OnDemandEvaluator.submit",
+        "bayeval.session.core.Session.stop_reason",
     ):
         assert expected in names, expected
 

@@ -10,12 +10,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from bayeval._constraints import Integer, OneOf, Prob, validate
+from bayeval._constraints import Integer, OneOf, Optional, Positive, Prob, Seed, validate
 from bayeval._core import joint_is
 from bayeval._validation import (
     check_binary,
-    check_int,
-    check_nonnegative,
     check_rng,
 )
 from bayeval.ondemand._registry import FALSE, UNKNOWN, Registry, System, draw, system_stream
@@ -104,6 +102,7 @@ class OnDemandEvaluator:
     [0.57, 0.67]
     """
 
+    @validate(target_se=Positive(), max_samples=Integer(minimum=1), rng=Seed())
     def __init__(
         self,
         exhaustive: Iterable[Any],
@@ -118,11 +117,7 @@ class OnDemandEvaluator:
                 "`exhaustive` must hold at least one true instance id (the sample Y_0 that "
                 "recall is measured against); got an empty sequence."
             )
-        target_se = check_nonnegative(target_se, "target_se")
-        if target_se == 0:
-            raise ValueError(f"`target_se` must be a number > 0; got {target_se!r}.")
-        self.target_se = target_se
-        self.max_samples = check_int(max_samples, "max_samples", minimum=1)
+        self.target_se, self.max_samples = target_se, max_samples
         self._seed = int(check_rng(rng).integers(2**63))
         self._reg = Registry(exhaustive)
 
@@ -148,6 +143,7 @@ class OnDemandEvaluator:
         frame.index.name = "system"
         return frame
 
+    @validate(n_samples=Optional(Integer(minimum=0)))
     def submit(
         self,
         name: str,
@@ -194,8 +190,6 @@ class OnDemandEvaluator:
                 f"{repeated[:3]}."
             )
         probs = _probabilities(weights, len(ids), name)
-        if n_samples is not None:
-            n_samples = check_int(n_samples, "n_samples", minimum=0)
         codes = self._reg.encode(ids)
         if n_samples is None:
             planned, planned_var = self._plan(codes, probs)
@@ -247,6 +241,7 @@ class OnDemandEvaluator:
         """Ids drawn and awaiting a label, in the order :meth:`ask` returns them."""
         return self._reg.ids(list(self._reg.pending))
 
+    @validate(n=Optional(Integer(minimum=0)))
     def ask(self, n: int | None = None) -> list:
         """Return the next ``n`` instance ids to label (default: all pending).
 
@@ -254,7 +249,6 @@ class OnDemandEvaluator:
         """
         pending = list(self._reg.pending)
         if n is not None:
-            n = check_int(n, "n", minimum=0)
             if n > len(pending):
                 raise ValueError(
                     f"`n` must be at most {len(pending)}, the instances awaiting a label; got {n}."

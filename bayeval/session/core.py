@@ -66,7 +66,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 import bayeval.session._store as store
-from bayeval._validation import check_choice, check_int, check_prob
+from bayeval._constraints import Integer, OneOf, Optional, Positive, Prob, validate
+from bayeval._validation import check_choice
 from bayeval.session._store import SessionInUseError
 
 if TYPE_CHECKING:
@@ -114,6 +115,7 @@ class Session:
 
     # -- creating and opening ----------------------------------------------------------------------
     @classmethod
+    @validate(label_rule=OneOf(LABEL_RULES))
     def create(
         cls,
         path: Any,
@@ -165,7 +167,6 @@ class Session:
             raise ValueError(
                 f"`rng` must be an integer seed (a session replays from it); got {rng!r}."
             )
-        check_choice(label_rule, LABEL_RULES, "label_rule")
         instance = sampler_class(sampler)(pool, measure, rng=int(rng), **sampler_options)
         arrays = {
             "scores": pool.scores,
@@ -503,6 +504,7 @@ class Session:
 
         return import_answers(self, path, format=format, annotator=annotator, choices=choices)
 
+    @validate(width=Optional(Positive()), budget=Optional(Integer(minimum=1)), prob=Prob())
     def stop_reason(
         self, width: float | None = None, budget: int | None = None, prob: float = 0.95
     ) -> str | None:
@@ -532,17 +534,6 @@ class Session:
         all agree, say); :meth:`bayeval.sampling.Estimate.interval` then falls back to the
         posterior, and where no model applies the zero width is ignored here.
         """
-        if width is not None:
-            if (
-                isinstance(width, bool)
-                or not isinstance(width, int | float | np.integer | np.floating)
-                or not np.isfinite(width)
-                or width <= 0
-            ):
-                raise ValueError(f"`width` must be a number > 0; got {width!r}.")
-        if budget is not None:
-            budget = check_int(budget, "budget", minimum=1)
-        prob = check_prob(prob)
         spent = self.labels_count()
         if budget is not None and spent >= budget:
             return f"budget spent: {spent} labels"

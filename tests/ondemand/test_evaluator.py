@@ -109,7 +109,7 @@ def test_errors_name_the_parameter_and_change_nothing(small):
     ev = be.ondemand.OnDemandEvaluator(["a"], rng=0)
     with pytest.raises(ValueError, match="`exhaustive` must hold at least one"):
         be.ondemand.OnDemandEvaluator([])
-    with pytest.raises(ValueError, match="`target_se` must be a number > 0"):
+    with pytest.raises(ValueError, match="`target_se` must be a positive number"):
         be.ondemand.OnDemandEvaluator(["a"], target_se=0)
     with pytest.raises(ValueError, match="no system is submitted yet"):
         ev.table()

@@ -423,9 +423,9 @@ def test_stop_reason(tmp_path):
         assert sess.stop_reason(width=1e-9, budget=40) == "budget spent: 40 labels"
         assert sess.stop_reason() is None
         for bad, match in [
-            ({"width": 0}, "`width` must be a number > 0"),
-            ({"width": float("nan")}, "`width` must be a number > 0"),
-            ({"width": "0.1"}, "`width` must be a number > 0"),
+            ({"width": 0}, "`width` must be a positive number"),
+            ({"width": float("nan")}, "`width` must be a positive number"),
+            ({"width": "0.1"}, "`width` must be a positive number"),
             ({"budget": 0}, "`budget` must be an integer >= 1"),
             ({"budget": 2.5}, "`budget` must be an integer >= 1"),
             ({"width": 0.1, "prob": 1.0}, "`prob` must be in the open interval"),
