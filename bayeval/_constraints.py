@@ -56,6 +56,8 @@ __all__ = [
     "Seed",
     "Share",
     "Whole",
+    "validate",
+    "validate_fields",
 ]
 
 
@@ -324,5 +326,34 @@ def validate(**constraints: Constraint) -> Callable:
 
         checked.__constraints__ = dict(constraints)
         return checked
+
+    return decorate
+
+
+def validate_fields(**constraints: Constraint) -> Callable:
+    """Check the named fields of a dataclass against ``constraints`` when it is built.
+
+    A class decorator applied *below* ``@dataclass`` (so the dataclass's ``__init__`` calls the
+    check): each instance's fields are checked and stored normalised (frozen dataclasses too)
+    before the class's own ``__post_init__``, if any, which keeps the checks that relate fields
+    to each other. ``cls.__constraints__`` holds the constraints, as :func:`validate`'s
+    functions do.
+    """
+
+    def decorate(cls: type) -> type:
+        unknown = set(constraints) - set(cls.__dict__.get("__annotations__", {}))
+        if unknown:
+            raise TypeError(f"{cls.__qualname__} has no fields {sorted(unknown)}")
+        own = cls.__dict__.get("__post_init__")
+
+        def __post_init__(self):
+            for name, constraint in constraints.items():
+                object.__setattr__(self, name, constraint.check(getattr(self, name), name))
+            if own is not None:
+                own(self)
+
+        cls.__post_init__ = __post_init__
+        cls.__constraints__ = dict(constraints)
+        return cls
 
     return decorate

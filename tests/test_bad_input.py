@@ -73,6 +73,8 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.ondemand.evaluator.OnDemandEvaluator.__init__",
         "bayeval.ondemand.evaluator.OnDemandEvaluator.submit",
         "bayeval.session.core.Session.stop_reason",
+        "bayeval.models.score_calibration.ScoreCalibration",
+        "bayeval.models.dirichlet_tree.DirichletTree",
     ):
         assert expected in names, expected
 
@@ -127,3 +129,28 @@ def test_validate_normalises_and_refuses_unknown_names():
     assert type(width(2e9)[0]) is int
     with pytest.raises(TypeError, match=r"has no parameters \['m'\]"):
         validate(m=Prob())(width)
+
+
+def test_validate_fields_normalises_keeps_the_own_check_and_refuses_unknown_names():
+    from dataclasses import dataclass
+
+    from bayeval._constraints import validate_fields
+
+    @dataclass(frozen=True)
+    @validate_fields(n=Whole(minimum=1), prob=Prob())
+    class Spec:
+        n: int = 1
+        prob: float = 0.9
+
+        def __post_init__(self):
+            if self.n > 10:
+                raise ValueError("n too large")
+
+    spec = Spec(n=np.int64(3), prob="0.5")
+    assert (spec.n, spec.prob) == (3, 0.5) and type(spec.n) is int
+    with pytest.raises(ValueError, match=r"`n` must be a whole number >= 1; got 0\."):
+        Spec(n=0)
+    with pytest.raises(ValueError, match="n too large"):
+        Spec(n=11)
+    with pytest.raises(TypeError, match=r"has no fields \['m'\]"):
+        validate_fields(m=Prob())(Spec)

@@ -12,18 +12,26 @@ from typing import Any, Literal
 
 import numpy as np
 
+from bayeval._constraints import Integer, Nonnegative, OneOf, Positive, validate_fields
 from bayeval._core.dirichlet_tree import (
     TreeFit,
     dirichlet_tree_em,
     dirichlet_tree_gibbs,
     tree_prior,
 )
-from bayeval._validation import check_choice, check_count_array, check_int, check_rng
+from bayeval._validation import check_count_array, check_int, check_rng
 
 __all__ = ["BoundTree", "DirichletTree"]
 
 
 @dataclass(frozen=True)
+@validate_fields(
+    depth=Integer(minimum=1),
+    branching=Integer(minimum=2),
+    prior_strength=Nonnegative(),
+    smoothing=Positive(),
+    engine=OneOf(("exact", "pymc")),
+)
 class DirichletTree:
     """Dirichlet-tree model of the oracle response over a tree of score strata.
 
@@ -78,17 +86,6 @@ class DirichletTree:
     prior_strength: float = 0.5
     smoothing: float = 0.1
     engine: Literal["exact", "pymc"] = "exact"
-
-    def __post_init__(self):
-        check_int(self.depth, "depth", minimum=1)
-        check_int(self.branching, "branching", minimum=2)
-        for name, low in (("prior_strength", 0.0), ("smoothing", None)):
-            value = getattr(self, name)
-            ok = isinstance(value, int | float | np.floating | np.integer) and np.isfinite(value)
-            if not ok or (value < 0 if low == 0.0 else value <= 0):
-                allowed = "a number >= 0" if low == 0.0 else "a positive number"
-                raise ValueError(f"`{name}` must be {allowed}; got {value!r}.")
-        check_choice(self.engine, ("exact", "pymc"), "engine")
 
     @property
     def n_leaves(self) -> int:

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from bayeval._constraints import Flag, Integer, OneOf, Positive, validate_fields
 from bayeval._core import calibration as kernel
 from bayeval._validation import check_binary, check_choice, check_int, check_rng
 from bayeval.models.calibration_posterior import CalibrationPosterior
@@ -42,6 +43,17 @@ class CalibrationWarning(UserWarning):
 
 
 @dataclass(frozen=True, kw_only=True)
+@validate_fields(
+    intercept_scale=Positive(),
+    slope_scale=Positive(),
+    group_scale=Positive(),
+    ceiling=Flag(),
+    bins=Integer(minimum=2),
+    chains=Integer(minimum=1),
+    draws=Integer(minimum=1),
+    engine=OneOf(("fast", "pymc")),
+    nuts_sampler=OneOf(("pymc", "nutpie")),
+)
 class ScoreCalibration:
     """A learned calibration curve of the labels given each item's score.
 
@@ -144,10 +156,7 @@ class ScoreCalibration:
     nuts_sampler: Literal["pymc", "nutpie"] = "pymc"
 
     def __post_init__(self):
-        for name in ("intercept_scale", "slope_scale", "group_scale"):
-            value = getattr(self, name)
-            if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
-                raise ValueError(f"`{name}` must be a positive number; got {value!r}.")
+        """Check the floor spec and ``draws`` against ``chains`` (the fields are checked)."""
         floors = self.floor if isinstance(self.floor, tuple) else (self.floor,)
         for name in floors:
             check_choice(name, FLOORS, "floor")
@@ -156,17 +165,11 @@ class ScoreCalibration:
                 f"`floor` must be one of {list(FLOORS)} or a tuple of two or more distinct ones; "
                 f"got {self.floor!r}."
             )
-        if not isinstance(self.ceiling, bool):
-            raise ValueError(f"`ceiling` must be True or False; got {self.ceiling!r}.")
-        check_int(self.bins, "bins", minimum=2)
-        check_int(self.chains, "chains", minimum=1)
         check_int(self.draws, "draws", minimum=self.chains)
         if self.draws % self.chains:
             raise ValueError(
                 f"`draws` must be a multiple of `chains` ({self.chains}); got {self.draws}."
             )
-        check_choice(self.engine, ("fast", "pymc"), "engine")
-        check_choice(self.nuts_sampler, ("pymc", "nutpie"), "nuts_sampler")
 
     @property
     def floors(self) -> tuple[str, ...]:
