@@ -75,6 +75,7 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.session.core.Session.stop_reason",
         "bayeval.models.score_calibration.ScoreCalibration",
         "bayeval.models.dirichlet_tree.DirichletTree",
+        "bayeval.measures.classification.FScore",
     ):
         assert expected in names, expected
 

@@ -7,6 +7,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
+from bayeval._constraints import Positive, validate_fields
 from bayeval.measures._base import Measure, ratio
 
 __all__ = [
@@ -171,6 +172,7 @@ class Recall(_RatioMeasure):
 
 
 @dataclass(frozen=True)
+@validate_fields(beta=Positive())
 class FScore(_RatioMeasure):
     """F-beta score: ``loss = [y f, (beta^2 y + f) / (1 + beta^2)]``, ``g(R) = R1 / R2``.
 
@@ -193,14 +195,6 @@ class FScore(_RatioMeasure):
     """
 
     beta: float = 1.0
-
-    def __post_init__(self):
-        beta = self.beta
-        if isinstance(beta, bool) or not isinstance(beta, (int, float, np.integer, np.floating)):
-            raise ValueError(f"`beta` must be a positive finite number; got {beta!r}.")
-        if not (np.isfinite(beta) and beta > 0):
-            raise ValueError(f"`beta` must be a positive finite number; got {beta!r}.")
-        object.__setattr__(self, "beta", float(beta))
 
     @property
     def name(self) -> str:
