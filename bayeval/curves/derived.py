@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from bayeval._constraints import Real, validate
+
 __all__ = [
     "average_precision",
     "check_curve_result",
@@ -58,6 +60,7 @@ def _grid_ranks(result, ranks: ArrayLike | None) -> np.ndarray:
     return np.unique(r)
 
 
+@validate(ratio=Real(above=1))
 def rank_grid(result, ratio: float = 1.001) -> np.ndarray:
     """Build a rank grid for derived curves: every rank up to ``1 / (ratio - 1)``, then geometric.
 
@@ -92,12 +95,6 @@ def rank_grid(result, ratio: float = 1.001) -> np.ndarray:
     (1, 1000000, True)
     """
     result = check_curve_result(result)
-    try:
-        ratio = float(ratio)
-    except (TypeError, ValueError):
-        raise ValueError(f"`ratio` must be a number greater than 1; got {ratio!r}.") from None
-    if not (math.isfinite(ratio) and ratio > 1.0):
-        raise ValueError(f"`ratio` must be a finite number greater than 1; got {ratio!r}.")
     n = int(result.n_items)
     m = min(n, math.ceil(1.0 / (ratio - 1.0)))
     steps = math.ceil(math.log(max(n / m, 1.0)) / math.log(ratio)) + 1

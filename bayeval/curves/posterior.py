@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayeval._constraints import Integer, Positive, Prob, Seed, validate
 from bayeval._core.yields import sample_stratum_yields
-from bayeval._validation import check_prob, check_rng
+from bayeval._validation import check_rng
 from bayeval.curves.derived import check_curve_result, grid_average_precision, prefix_terms
 from bayeval.results import draws_interval
 
@@ -74,6 +75,9 @@ def _precision_draws(result, ranks, prior, size, gen) -> np.ndarray:
     return out
 
 
+@validate(
+    prob=Prob(), draws=Integer(minimum=1), chains=Integer(minimum=1), prior=Positive(), rng=Seed()
+)
 def posterior_band(
     result,
     prob: float = 0.95,
@@ -148,12 +152,6 @@ def posterior_band(
             "it has no design-based posterior; use curves.logstrat, curves.adastrat or "
             "curves.random_baseline."
         )
-    prob = check_prob(prob)
-    for value, name in ((draws, "draws"), (chains, "chains")):
-        if not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"`{name}` must be a positive integer; got {value!r}.")
-    if not prior > 0:
-        raise ValueError(f"`prior` must be positive; got {prior!r}.")
     gen = check_rng(rng)
     ranks = _default_ranks(result) if ranks is None else result._ranks(ranks).reshape(-1)
     last = int(result.strata[-1])
@@ -196,6 +194,7 @@ def _default_posterior_ranks(result, per_stratum: int) -> np.ndarray:
     return ranks[(ranks > result.exact_len) & (ranks <= result.n_items)]
 
 
+@validate(per_stratum=Integer(minimum=1), rng=Seed())
 def derived_from_posterior(result, tree=None, *, per_stratum: int = 4, rng=None, **band_options):
     """Posterior draws of yield, recall and average precision from a precision band.
 
@@ -273,15 +272,13 @@ def derived_from_posterior(result, tree=None, *, per_stratum: int = 4, rng=None,
             "strata, so it has no design posterior; use curves.logstrat or "
             "curves.random_baseline."
         )
-    if not isinstance(per_stratum, (int, np.integer)) or per_stratum < 1:
-        raise ValueError(f"`per_stratum` must be a positive integer; got {per_stratum!r}.")
     gen = check_rng(rng)
     n = int(result.n_items)
     bounds = np.asarray(result.strata, dtype=np.int64)
     last_end = int(min(bounds[-1], n))
     if tree is None:
         tree = result.posterior_band(
-            ranks=_default_posterior_ranks(result, int(per_stratum)), **band_options
+            ranks=_default_posterior_ranks(result, per_stratum), **band_options
         )
     elif band_options:
         raise ValueError(

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from bayeval._constraints import Prob, validate
 from bayeval.curves.planning import CurvePlan
 from bayeval.oracles import Oracle
 from bayeval.results import (
@@ -249,6 +250,7 @@ class CurveResult(Result):
 
     # ------------------------------------------------------------------ posterior band
 
+    @validate(prob=Prob())
     def posterior_band(self, prob: float = 0.95, **options):
         """Posterior draws of ``p(r)`` with a pointwise credible band, as an ``xarray.DataTree``.
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from bayeval._constraints import Real, validate
 from bayeval._validation import plain
 
 __all__ = ["ScoredItems", "febrl_items", "read_scored_items"]
@@ -49,6 +50,7 @@ def febrl_items() -> ScoredItems:
     return ScoredItems("FEBRL record pairs", pool, pairs.drop(columns="label"), truth)
 
 
+@validate(threshold=Real())
 def read_scored_items(path: Any, threshold: float = 0.5) -> ScoredItems:
     """Read a CSV or Parquet file of scored items, one row per item.
 

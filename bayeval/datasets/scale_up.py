@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from bayeval._constraints import Integer, Seed, validate
 from bayeval._core.philox import position_uniforms
-from bayeval._validation import check_int, check_labels, check_positions, philox_key
+from bayeval._validation import check_labels, check_positions, philox_key
 from bayeval.oracles import CallableOracle
 
 __all__ = ["ScaledList", "scale_up"]
@@ -78,6 +79,7 @@ class ScaledList:
     True
     """
 
+    @validate(factor=Integer(minimum=1), rng=Seed())
     def __init__(
         self,
         probabilities: ArrayLike,
@@ -94,7 +96,7 @@ class ScaledList:
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(f"`probabilities` must lie in [0, 1]; entry {i} is {q[i].item()!r}.")
-        self._factor = check_int(factor, "factor", minimum=1)
+        self._factor = factor
         self._key = philox_key(rng)
         q = q.copy()
         q.flags.writeable = False
@@ -203,6 +205,7 @@ class ScaledList:
         total = self._factor * self._cum[j] + m * tail
         return (total / np.maximum(flat, 1)).reshape(arr.shape)
 
+    @validate(max_items=Integer(minimum=1))
     def materialise(self, *, max_items: int = 10**7) -> np.ndarray:
         """All ``n_items`` labels as one array (for tests and small lists).
 
@@ -216,7 +219,6 @@ class ScaledList:
         numpy.ndarray of bool
             ``labels[k] == self.label(k)`` for every position ``k``.
         """
-        max_items = check_int(max_items, "max_items", minimum=1)
         if self._n_items > max_items:
             raise ValueError(
                 f"the list has {self._n_items} items, more than `max_items` = {max_items}; "
@@ -236,6 +238,7 @@ class ScaledList:
         return f"ScaledList(n_items={self._n_items}, blocks={self._q.size}, factor={self._factor})"
 
 
+@validate(window=Integer(minimum=1))
 def window_average(labels: ArrayLike, window: int = 100) -> np.ndarray:
     """Centred running average of 0/1 labels, with the window cut at the ends of the list.
 
@@ -265,7 +268,6 @@ def window_average(labels: ArrayLike, window: int = 100) -> np.ndarray:
     v = check_labels(labels, "labels")
     if v.size == 0:
         raise ValueError("`labels` must contain at least one label; got an empty sequence.")
-    window = check_int(window, "window", minimum=1)
     n = v.size
     cum = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(v, out=cum[1:])
@@ -275,6 +277,7 @@ def window_average(labels: ArrayLike, window: int = 100) -> np.ndarray:
     return (cum[hi] - cum[lo]) / (hi - lo)
 
 
+@validate(factor=Integer(minimum=1), window=Integer(minimum=1), rng=Seed())
 def scale_up(
     labels: ArrayLike,
     factor: int,

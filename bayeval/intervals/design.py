@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayeval._validation import check_choice, check_prob, check_rng, check_whole
+from bayeval._constraints import Integer, OneOf, Optional, Prob, Real, Seed, Whole, validate
+from bayeval._validation import check_prob, check_rng, check_whole
+from bayeval.intervals.api import F1_METHODS, PRECISION_METHODS, RECALL_METHODS
 from bayeval.stratified_sample import StratifiedSample
 
 __all__ = [
@@ -146,15 +148,28 @@ class WidthEstimate:
     outcomes: int
 
 
+#: Interval methods of any measure (the interval function checks the method against ``measure``).
+METHODS = tuple(dict.fromkeys((*RECALL_METHODS, *PRECISION_METHODS, *F1_METHODS)))
+MEASURES = ("recall", "precision", "f1")
+_RATE = Real(above=0, at_most=1)
+#: The constraints of the anticipated population and the interval, shared by the design tools.
+DESIGN_CONSTRAINTS = {
+    "population": Whole(minimum=0),
+    "retrieved": Whole(minimum=0),
+    "recall": _RATE,
+    "precision": Optional(_RATE),
+    "prevalence": Optional(_RATE),
+    "method": OneOf(METHODS),
+    "prob": Prob(),
+    "outcomes": Integer(minimum=2),
+}
+
+
 def _population_yields(population, retrieved, recall, precision, prevalence):
     """Return sizes and positives ``(N1, N0, R1, R0)`` of a hypothetical population.
 
     Recall and one of precision or prevalence fix the positives.
     """
-    population, retrieved = (
-        check_whole(population, "population", minimum=0),
-        check_whole(retrieved, "retrieved", minimum=0),
-    )
     if retrieved >= population:
         raise ValueError(
             f"`retrieved` must be smaller than `population`; got {retrieved} >= {population}."
@@ -164,9 +179,6 @@ def _population_yields(population, retrieved, recall, precision, prevalence):
             "give exactly one of `precision` and `prevalence` (with `recall` either fixes the "
             f"population's positives); got precision={precision!r}, prevalence={prevalence!r}."
         )
-    for value, name in ((recall, "recall"), (precision, "precision"), (prevalence, "prevalence")):
-        if value is not None and not 0 < value <= 1:
-            raise ValueError(f"`{name}` must be in (0, 1]; got {value!r}.")
     N1, N0 = retrieved, population - retrieved
     if precision is not None:
         R1 = round(precision * N1)
@@ -184,6 +196,13 @@ def _population_yields(population, retrieved, recall, precision, prevalence):
     return N1, N0, R1, R0
 
 
+@validate(
+    **DESIGN_CONSTRAINTS,
+    sample_size=Whole(minimum=0),
+    retrieved_share=Prob(),
+    measure=OneOf(MEASURES),
+    rng=Seed(),
+)
 def expected_interval_width(
     *,
     population: int,
@@ -245,12 +264,7 @@ def expected_interval_width(
     from bayeval.intervals.api import f1_interval, precision_interval, recall_interval
 
     N1, N0, R1, R0 = _population_yields(population, retrieved, recall, precision, prevalence)
-    sample_size = check_whole(sample_size, "sample_size", minimum=0)
-    share = check_prob(retrieved_share, "retrieved_share")
-    check_choice(measure, ("recall", "precision", "f1"), "measure")
-    if not isinstance(outcomes, (int, np.integer)) or outcomes < 2:
-        raise ValueError(f"`outcomes` must be an integer of at least 2; got {outcomes!r}.")
-    n1 = max(1, round(share * sample_size))
+    n1 = max(1, round(retrieved_share * sample_size))
     n0 = sample_size - n1
     if n0 < 1 or n1 > N1 or n0 > N0:
         raise ValueError(
@@ -270,6 +284,7 @@ def expected_interval_width(
     )
 
 
+@validate(**DESIGN_CONSTRAINTS, measure=OneOf(MEASURES), rng=Seed())
 def expected_width_grid(
     *,
     population: int,
@@ -378,6 +393,13 @@ class Allocation:
     evaluated: object
 
 
+@validate(
+    **DESIGN_CONSTRAINTS,
+    target_width=Prob(),
+    min_sample_size=Whole(minimum=2),
+    max_sample_size=Optional(Whole(minimum=0)),
+    rng=Integer(minimum=0),
+)
 def recommend_allocation(
     *,
     population: int,
@@ -434,21 +456,15 @@ def recommend_allocation(
     (True, True, True)
     """
     N1, N0, _, _ = _population_yields(population, retrieved, recall, precision, prevalence)
-    target = check_prob(target_width, "target_width")
-    largest = (
-        N1 + N0
-        if max_sample_size is None
-        else check_whole(max_sample_size, "max_sample_size", minimum=0)
-    )
-    smallest = check_whole(min_sample_size, "min_sample_size", minimum=0)
-    if not 2 <= smallest <= largest:
+    target = target_width
+    largest = N1 + N0 if max_sample_size is None else max_sample_size
+    smallest = min_sample_size
+    if smallest > largest:
         raise ValueError(
             "`min_sample_size` and `max_sample_size` must satisfy 2 <= min <= max (a label from "
             f"each segment); got min_sample_size={min_sample_size!r}, "
             f"max_sample_size={max_sample_size!r}."
         )
-    if isinstance(rng, bool) or not isinstance(rng, int | np.integer):
-        raise ValueError(f"`rng` must be an int seed (designs share it); got {rng!r}.")
     tried: dict[tuple[int, float], WidthEstimate] = {}
 
     def width(size: int, share: float) -> float:

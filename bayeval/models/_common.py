@@ -7,11 +7,11 @@ posterior-predictive yield step, and the NUTS driver.
 
 from __future__ import annotations
 
-from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayeval._constraints import Flag, Integer, Prob, Seed
 from bayeval._validation import check_rng
 from bayeval.stratified_sample import StratifiedSample
 
@@ -23,6 +23,18 @@ SEGMENTS = ("retrieved", "unretrieved")
 """Labels of the ``segment`` coordinate, in this order."""
 
 SEED_HIGH = 2**31 - 1  # seeds handed to PyMC are drawn uniformly from [0, SEED_HIGH)
+
+#: The constraints of the NUTS settings of the sampling functions (checked before the model is
+#: built, so :func:`run_nuts` takes them as they are).
+NUTS_CONSTRAINTS = {
+    "finite_population": Flag(),
+    "draws": Integer(minimum=1),
+    "tune": Integer(minimum=0),
+    "chains": Integer(minimum=1),
+    "target_accept": Prob(),
+    "rng": Seed(),
+    "progressbar": Flag(),
+}
 
 
 # -- input checks --------------------------------------------------------------------------------
@@ -66,28 +78,6 @@ def check_prior(prior: Any, size: int, per: str) -> tuple[np.ndarray, np.ndarray
         check_shape_param(a, "prior[0] (a)", size, per),
         check_shape_param(b, "prior[1] (b)", size, per),
     )
-
-
-def check_positive_int(value: Any, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
-
-
-def check_target_accept(value: Any) -> float:
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        out = float("nan")
-    if not 0.0 < out < 1.0:
-        raise ValueError(f"`target_accept` must be in the open interval (0, 1); got {value!r}.")
-    return out
-
-
-def check_flag(value: Any, name: str) -> bool:
-    if not isinstance(value, bool | np.bool_):
-        raise ValueError(f"`{name}` must be True or False; got {value!r}.")
-    return bool(value)
 
 
 # -- model pieces shared by the segment and hierarchical models ---------------------------------
@@ -154,22 +144,20 @@ def run_nuts(
     sample: StratifiedSample,
     *,
     finite_population: bool,
-    draws: Any,
-    tune: Any,
-    chains: Any,
-    target_accept: Any,
+    draws: int,
+    tune: int,
+    chains: int,
+    target_accept: float,
     rng: Any,
-    progressbar: Any,
+    progressbar: bool,
 ) -> xr.DataTree:
-    """Sample ``model`` with PyMC's NUTS and put the stratum and segment yields in ``posterior``."""
+    """Sample ``model`` with PyMC's NUTS and put the stratum and segment yields in ``posterior``.
+
+    The settings are checked by the public functions (:data:`NUTS_CONSTRAINTS`).
+    """
     import pymc as pm
     import xarray as xr
 
-    draws = check_positive_int(draws, "draws")
-    tune = check_positive_int(tune, "tune", minimum=0)
-    chains = check_positive_int(chains, "chains")
-    target_accept = check_target_accept(target_accept)
-    progressbar = check_flag(progressbar, "progressbar")
     nuts_seed, predictive_seed = draw_seeds(rng)
 
     dt = pm.sample(

@@ -12,14 +12,23 @@ from typing import Any, Literal
 
 import numpy as np
 
-from bayeval._constraints import Integer, Nonnegative, OneOf, Positive, validate_fields
+from bayeval._constraints import (
+    Integer,
+    Nonnegative,
+    OneOf,
+    Positive,
+    Seed,
+    Whole,
+    validate,
+    validate_fields,
+)
 from bayeval._core.dirichlet_tree import (
     TreeFit,
     dirichlet_tree_em,
     dirichlet_tree_gibbs,
     tree_prior,
 )
-from bayeval._validation import check_count_array, check_int, check_rng
+from bayeval._validation import check_count_array, check_rng
 
 __all__ = ["BoundTree", "DirichletTree"]
 
@@ -130,6 +139,7 @@ class BoundTree:
     alpha: np.ndarray
     beta: np.ndarray
 
+    @validate(tol=Nonnegative(), max_iter=Whole(minimum=0))
     def mode(self, labelled, unlabelled, start=None, *, tol=1e-8, max_iter=1000) -> TreeFit:
         """Posterior mode by EM (Appendix F), warm-started at ``start`` (default the prior)."""
         start = self.prior if start is None else start
@@ -159,6 +169,9 @@ class BoundTree:
             check_rng(rng),
         )
 
+    @validate(
+        chains=Integer(minimum=1), draws=Integer(minimum=1), tune=Integer(minimum=0), rng=Seed()
+    )
     def posterior(
         self, labelled, unlabelled, *, chains: int = 4, draws: int = 500, tune: int = 200, rng=None
     ):
@@ -223,9 +236,6 @@ class BoundTree:
         >>> int(dt["sample_stats"]["diverging"].sum()), bool(az.rhat(dt)["response"].max() < 1.01)
         (0, True)
         """
-        chains = check_int(chains, "chains", minimum=1)
-        draws = check_int(draws, "draws", minimum=1)
-        tune = check_int(tune, "tune", minimum=0)
         labelled, unlabelled = _check_counts(labelled, unlabelled, self.tree.n_leaves)
         rng = check_rng(rng)
         if self.spec.engine == "pymc":

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayeval._constraints import Flag, validate
 from bayeval.models._common import (
+    NUTS_CONSTRAINTS,
     SEGMENTS,
     add_yields,
-    check_flag,
     check_prior,
     check_sample,
     check_shape_param,
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["hierarchical_yields_model", "sample_hierarchical_yields"]
 
 
+@validate(finite_population=Flag())
 def hierarchical_yields_model(
     sample: StratifiedSample,
     *,
@@ -124,7 +126,6 @@ def hierarchical_yields_model(
     scale = check_shape_param(
         sigma_scale, "sigma_scale", len(SEGMENTS), "segment (retrieved, unretrieved)"
     )
-    finite_population = check_flag(finite_population, "finite_population")
     seg = segment_index(sample)
     # A segment with one stratum has nothing to pool: its stratum prevalence is the segment's
     # typical prevalence, and its sigma (kept so that dims stay uniform) does not enter the
@@ -146,6 +147,7 @@ def hierarchical_yields_model(
     return model
 
 
+@validate(**NUTS_CONSTRAINTS)
 def sample_hierarchical_yields(
     sample: StratifiedSample,
     *,
@@ -223,7 +225,6 @@ def sample_hierarchical_yields(
     0
     >>> az.summary(dt, var_names=["segment_yield"])  # doctest: +SKIP
     """
-    finite_population = check_flag(finite_population, "finite_population")
     model = hierarchical_yields_model(
         sample, prior=prior, sigma_scale=sigma_scale, finite_population=finite_population
     )

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bayeval._constraints import Flag, validate
 from bayeval.models._common import (
+    NUTS_CONSTRAINTS,
     SEGMENTS,
     add_yields,
-    check_flag,
     check_prior,
     check_sample,
     coords,
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["SEGMENTS", "sample_segment_yields", "segment_yields_model"]
 
 
+@validate(finite_population=Flag())
 def segment_yields_model(
     sample: StratifiedSample,
     *,
@@ -104,7 +106,6 @@ def segment_yields_model(
 
     sample = check_sample(sample)
     a, b = check_prior(prior, sample.n_strata, "stratum")
-    finite_population = check_flag(finite_population, "finite_population")
 
     with pm.Model(coords=coords(sample)) as model:
         observe(sample, pm.Beta("prevalence", alpha=a, beta=b, dims="stratum"))
@@ -113,6 +114,7 @@ def segment_yields_model(
     return model
 
 
+@validate(**NUTS_CONSTRAINTS)
 def sample_segment_yields(
     sample: StratifiedSample,
     *,
@@ -187,7 +189,6 @@ def sample_segment_yields(
     >>> recall = seg.sel(segment="retrieved") / seg.sum("segment")  # doctest: +SKIP
     >>> az.summary(dt, var_names=["segment_yield"])  # doctest: +SKIP
     """
-    finite_population = check_flag(finite_population, "finite_population")
     model = segment_yields_model(sample, prior=prior, finite_population=finite_population)
     return run_nuts(
         model,

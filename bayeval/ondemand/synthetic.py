@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bayeval._constraints import Integer, Optional, Real, Seed, validate
 from bayeval._validation import check_int, check_rng
 
 __all__ = ["SyntheticUniverse", "synthetic_universe"]
@@ -59,6 +60,14 @@ class SyntheticUniverse:
         return frame
 
 
+@validate(
+    n_systems=Integer(minimum=1),
+    n_true=Integer(minimum=1),
+    n_false=Integer(minimum=0),
+    n_teams=Optional(Integer(minimum=1)),
+    team_agreement=Real(at_least=0, at_most=1),
+    rng=Seed(),
+)
 def synthetic_universe(
     n_systems: int = 10,
     *,
@@ -112,19 +121,15 @@ def synthetic_universe(
     s01          0.61    0.29  0.39
     s02          0.80    0.28  0.42
     """
-    n_systems = check_int(n_systems, "n_systems", minimum=1)
-    n_true = check_int(n_true, "n_true", minimum=1)
-    n_false = check_int(n_false, "n_false", minimum=0)
     precision = _per_system(precision, "precision", n_systems, open_low=True, open_high=False)
     recall = _per_system(recall, "recall", n_systems, open_low=True, open_high=True)
     agreement = _per_system(agreement, "agreement", n_systems, open_low=False, open_high=False)
-    team_agreement = float(_per_system(team_agreement, "team_agreement", 1, False, False)[0])
     if np.any(agreement + team_agreement > 1):
         raise ValueError(
             f"`agreement` + `team_agreement` must be at most 1 for every system; got "
             f"{agreement.max()} + {team_agreement}."
         )
-    n_teams = n_systems if n_teams is None else check_int(n_teams, "n_teams", minimum=1)
+    n_teams = n_systems if n_teams is None else n_teams
     if n_teams > n_systems:
         raise ValueError(f"`n_teams` must be at most n_systems ({n_systems}); got {n_teams}.")
     false_rate = n_true * recall * (1 - precision) / precision / max(n_false, 1)

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from bayeval._constraints import Flag, validate
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
@@ -130,6 +132,7 @@ def _true_values(true_precision: Any, ranks: np.ndarray, n_items: int) -> np.nda
     return values[ranks - 1]
 
 
+@validate(log_x=Flag(), legend=Flag())
 def plot_curve(
     result: Any,
     *,
@@ -215,12 +218,8 @@ def plot_curve(
         raise ValueError(
             f"`result` must be a bayeval.curves.CurveResult; got {type(result).__name__}."
         )
-    if not isinstance(log_x, bool | np.bool_):
-        raise ValueError(f"`log_x` must be True or False; got {log_x!r}.")
     if not isinstance(title, str | bool | np.bool_):
         raise ValueError(f"`title` must be a string, True or False; got {title!r}.")
-    if not isinstance(legend, bool | np.bool_):
-        raise ValueError(f"`legend` must be True or False; got {legend!r}.")
 
     import matplotlib.pyplot as plt
     from matplotlib.axes import Axes

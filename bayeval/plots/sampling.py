@@ -21,11 +21,13 @@ from typing import Any
 
 import numpy as np
 
+from bayeval._constraints import Integer, validate
 from bayeval.measures.layout import format_threshold
 
 __all__ = ["plot_history", "plot_pr_curve", "pr_thresholds"]
 
 
+@validate(n=Integer(minimum=0))
 def pr_thresholds(scores: np.ndarray, n: int = 19) -> np.ndarray:
     """Return up to ``n`` evenly spaced thresholds strictly inside the range of ``scores``.
 

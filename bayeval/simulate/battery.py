@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from bayeval._validation import check_choice, check_int, check_prob
+from bayeval._constraints import Integer, OneOf, Optional, Prob, Seed, validate
+from bayeval._validation import check_choice
 from bayeval.sampling.run import SAMPLERS
 
 __all__ = ["BATTERY_POOLS", "battery_pool", "coverage_battery", "honesty_run"]
@@ -40,6 +41,7 @@ MEASURES = ("precision", "recall", "f1")
 INTERVALS = ("design", "default", "robust")
 
 
+@validate(name=OneOf(BATTERY_POOLS), size=Optional(Integer(minimum=100)))
 def battery_pool(name: str, *, size: int | None = None) -> tuple[Any, np.ndarray]:
     """Return a pool of the battery and its true labels.
 
@@ -62,8 +64,6 @@ def battery_pool(name: str, *, size: int | None = None) -> tuple[Any, np.ndarray
     >>> pool.size, int(truth.sum())
     (10000, 100)
     """
-    name = check_choice(name, BATTERY_POOLS, "name")
-    size = None if size is None else check_int(size, "size", minimum=100)
     return _cached_pool(name, size)
 
 
@@ -103,6 +103,7 @@ def _cached_pool(name: str, size: int | None) -> tuple[Any, np.ndarray]:
     return Pool(scores), truth
 
 
+@validate(sampler=OneOf(SAMPLERS), prob=Prob(), rng=Seed())
 def honesty_run(
     pool: Any,
     truth: np.ndarray,
@@ -126,7 +127,6 @@ def honesty_run(
     from bayeval.models import ScoreCalibration
     from bayeval.sampling.run import sampler_class
 
-    prob = check_prob(prob)
     by_name = {
         "precision": measures.Precision(),
         "recall": measures.Recall(),
@@ -166,6 +166,7 @@ def honesty_run(
     return rows
 
 
+@validate(repeats=Integer(minimum=1), prob=Prob(), size=Optional(Integer(minimum=100)))
 def coverage_battery(
     pools: tuple[str, ...] = BATTERY_POOLS,
     samplers: tuple[str, ...] = ("passive", "stratified", "static_is", "oasis", "ais"),
@@ -203,7 +204,6 @@ def coverage_battery(
     """
     import pandas as pd
 
-    repeats = check_int(repeats, "repeats", minimum=1)
     for p in pools:
         check_choice(p, BATTERY_POOLS, "pools")
     for s in samplers:  # before any run starts: a typo must not cost an hour of runs

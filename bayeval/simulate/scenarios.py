@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from bayeval._constraints import Integer, Seed, Share, validate
 from bayeval._validation import check_real, check_rng
 
 __all__ = [
@@ -310,6 +311,7 @@ class Scenario:
             "n1": n1, "n0": n0, "prevalence": prevalence, "precision": precision, "ok": ok,
         }  # fmt: skip
 
+    @validate(size=Integer(minimum=1), rng=Seed(), max_rejected=Share())
     def realizations(
         self, size: int, rng: int | np.random.Generator | None = 0, *, max_rejected: float = 0.5
     ):
@@ -334,8 +336,6 @@ class Scenario:
         """
         import pandas as pd
 
-        if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 1:
-            raise ValueError(f"`size` must be a positive integer; got {size!r}.")
         gen = check_rng(rng)
         parts, have, drawn = [], 0, 0
         while have < size:

@@ -90,7 +90,7 @@ def test_paula_has_no_design_posterior(ranked_labels):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"draws": 0}, "`draws` must be a positive integer"),
+        ({"draws": 0}, "`draws` must be an integer >= 1"),
         ({"prior": 0}, "`prior` must be"),
         ({"ranks": [0]}, "`ranks` must be in"),
         ({"prob": 1.5}, "`prob` must be in"),
