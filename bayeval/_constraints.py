@@ -335,16 +335,16 @@ def validate_fields(**constraints: Constraint) -> Callable:
 
     A class decorator applied *below* ``@dataclass`` (so the dataclass's ``__init__`` calls the
     check): each instance's fields are checked and stored normalised (frozen dataclasses too)
-    before the class's own ``__post_init__``, if any, which keeps the checks that relate fields
-    to each other. ``cls.__constraints__`` holds the constraints, as :func:`validate`'s
-    functions do.
+    before the class's ``__post_init__`` (its own or inherited), if any, which keeps the checks
+    that relate fields to each other. ``cls.__constraints__`` holds the constraints, as
+    :func:`validate`'s functions do.
     """
 
     def decorate(cls: type) -> type:
         unknown = set(constraints) - set(cls.__dict__.get("__annotations__", {}))
         if unknown:
             raise TypeError(f"{cls.__qualname__} has no fields {sorted(unknown)}")
-        own = cls.__dict__.get("__post_init__")
+        own = getattr(cls, "__post_init__", None)  # the class's own or an inherited one
 
         def __post_init__(self):
             for name, constraint in constraints.items():

@@ -180,3 +180,12 @@ def test_validate_fields_normalises_keeps_the_own_check_and_refuses_unknown_name
         Spec(n=11)
     with pytest.raises(TypeError, match=r"has no fields \['m'\]"):
         validate_fields(m=Prob())(Spec)
+
+    @dataclass(frozen=True)
+    @validate_fields(k=Whole(minimum=0))
+    class Child(Spec):  # no __post_init__ of its own: the parent's still runs
+        k: int = 0
+
+    assert Child(n=2.0, k=1).n == 2
+    with pytest.raises(ValueError, match="n too large"):
+        Child(n=11)
