@@ -15,7 +15,23 @@ import numpy as np
 import pytest
 
 import bayeval
-from bayeval._constraints import Flag, Integer, OneOf, Prob, Real, Whole, validate
+from bayeval._constraints import (
+    AnyOf,
+    Array,
+    Flag,
+    Instance,
+    Integer,
+    OneOf,
+    Optional,
+    Pair,
+    Prob,
+    Real,
+    SequenceOf,
+    Text,
+    Whole,
+    shown,
+    validate,
+)
 
 
 def _decorated():
@@ -130,7 +146,7 @@ def test_bad_value_is_refused_with_a_clear_message(func, name):
 @pytest.mark.parametrize(
     ("constraint", "value", "allowed"),
     [
-        (Prob(), 1.5, "open interval (0, 1)"),
+        (Prob(), 1.5, "in the open interval (0, 1)"),
         (OneOf(("a", "b")), "c", "one of 'a', 'b'"),
         (Whole(minimum=1), np.int64(0), "a whole number >= 1"),
         (Integer(minimum=2), 2.0, "an integer >= 2"),
@@ -138,6 +154,27 @@ def test_bad_value_is_refused_with_a_clear_message(func, name):
         (Real(above=1), True, "a real number"),
         (Real(at_least=0, below=0.5), 0.5, "in the half-open interval [0, 0.5)"),
         (Flag(), 1, "True or False"),
+        (Text(), 1, "a string"),
+        (Text(nonempty=True), "", "a non-empty string"),
+        (AnyOf(Text(), Flag()), 1, "a string or True or False"),
+        (Instance(int, "an int"), "1", "an int"),
+        (Array(at_least=0, at_most=1), [0.5, np.float64(1.5)], "entry 1 is 1.5"),
+        (Array(at_least=0), [[0.5]], "a non-empty 1-d array of non-negative numbers"),
+        (Array(), [], "a non-empty 1-d array of finite numbers"),
+        (Array(), [1.0, np.nan], "entry 1 is nan"),
+        (Array(), ["a"], "got ['a']"),
+        (Array(), [True, False], "got [True, False]"),
+        (Array(ndim=2, at_least=0), [[1, 2], [3, -1]], "entry (1, 1) is -1"),
+        (Array(whole=True, at_least=0), [1, 2.5], "non-negative whole numbers; got [1, 2.5]"),
+        (Array(increasing=True), [1, 3, 2], "strictly increasing non-empty 1-d"),
+        (Array(ndim=(0, 1), above=0), 0, "a positive number or a non-empty 1-d array"),
+        (Array(ndim=(0, 1), above=0, size=2), [1, 2, 3], "a 1-d array of 2 positive numbers"),
+        (Array(above=0, at_most=1), [0.0], "numbers in the half-open interval (0, 1]"),
+        (Pair(Array(ndim=(0, 1), above=0)), (1, -1), "a pair (a, b), each a positive number"),
+        (Pair(Prob()), [0.5], "got [0.5]."),
+        (SequenceOf(OneOf(("a", "b"))), "a", "a non-empty sequence, each entry one of 'a', 'b'"),
+        (SequenceOf(Whole(minimum=1)), np.array([3, 0]), "got [3, 0] (entry 1 is 0)"),
+        (SequenceOf(Prob(), min_len=2), [0.5], "a sequence of at least 2 entries"),
     ],
 )
 def test_a_constraint_says_what_it_allows(constraint, value, allowed):
@@ -189,3 +226,84 @@ def test_validate_fields_normalises_keeps_the_own_check_and_refuses_unknown_name
     assert Child(n=2.0, k=1).n == 2
     with pytest.raises(ValueError, match="n too large"):
         Child(n=11)
+
+
+NEW_CONSTRAINTS = [
+    AnyOf(Text(), Flag()),
+    AnyOf(Instance(int, "an int"), OneOf(("a", "b"))),
+    Text(nonempty=True),
+    Array(),
+    Array(at_least=0, at_most=1),
+    Array(ndim=(0, 1), above=0),
+    Array(ndim=(0, 1), above=0, size=2),
+    Array(ndim=2, at_least=0),
+    Array(whole=True, at_least=0, atleast_1d=True),
+    Array(increasing=True),
+    Pair(Array(ndim=(0, 1), above=0)),
+    SequenceOf(OneOf(("a", "b"))),
+    SequenceOf(Whole(minimum=1)),
+    Optional(Instance(int, "an int")),
+]
+
+
+@pytest.mark.parametrize("constraint", NEW_CONSTRAINTS, ids=lambda c: c.allowed())
+def test_a_constraint_refuses_its_bad_example_and_accepts_its_good_one(constraint):
+    bad = constraint.bad_example()
+    with pytest.raises(ValueError) as error:
+        constraint.check(bad, "x")
+    message = str(error.value)
+    assert message.startswith(f"`x` must be {constraint.allowed()}; got {bad!r}")
+    constraint.check(constraint.good_example(), "x")
+
+
+def test_array_normalises_to_a_float_or_int_copy():
+    given = np.array([1, 2], dtype=np.int32)
+    out = Array(at_least=0).check(given, "x")
+    assert out.dtype == np.float64 and out.tolist() == [1.0, 2.0]
+    counts = np.array([3, 4], dtype=np.int64)
+    whole = Array(whole=True, at_least=0).check(counts, "x")
+    assert whole.dtype == np.int64 and whole is not counts  # a copy: the body may freeze it
+    assert Array(whole=True, at_least=0).check([2.0, 5.0], "x").dtype == np.int64
+    assert Array(whole=True, at_least=0, atleast_1d=True).check(7, "x").tolist() == [7]
+    scalar = Array(ndim=(0, 1), above=0).check(np.float32(2), "x")
+    assert scalar.shape == () and scalar.dtype == np.float64
+    with pytest.raises(ValueError, match="got 7"):
+        Array(whole=True, at_least=0).check(7, "x")  # a number is not a 1-d array
+
+
+def test_any_of_takes_the_first_option_that_accepts():
+    title = AnyOf(Text(), Flag())
+    assert title.check("t", "title") == "t" and title.check(np.bool_(False), "title") is False
+    scenario = AnyOf(Instance(int, "an int"), OneOf(("small", "large")))
+    assert scenario.check(3, "scenario") == 3 and scenario.check("small", "scenario") == "small"
+    assert scenario.bad_example() == "no-such-object"
+    with pytest.raises(TypeError, match="at least two"):
+        AnyOf(Text())
+
+
+def test_instance_imports_a_dotted_path_on_first_check():
+    fraction = Instance("fractions.Fraction", "a Fraction")
+    from fractions import Fraction
+
+    assert fraction.check(Fraction(1, 2), "f") == Fraction(1, 2)
+    with pytest.raises(ValueError, match=r"`f` must be a Fraction; got 0\.5\."):
+        fraction.check(0.5, "f")
+    with pytest.raises(TypeError, match="no example"):
+        fraction.good_example()
+
+
+def test_pair_and_sequence_normalise_each_entry():
+    a, b = Pair(Array(ndim=(0, 1), above=0)).check([0.5, [1, 2]], "prior")
+    assert a.shape == () and b.tolist() == [1.0, 2.0]
+    assert SequenceOf(Whole(minimum=1)).check(np.array([2.0, 3.0]), "budgets") == (2, 3)
+    assert SequenceOf(OneOf(("a", "b"))).check(iter(["b", "a"]), "names") == ("b", "a")
+    assert SequenceOf(Prob(), min_len=0).check([], "shares") == ()
+
+
+def test_shown_is_plain_python_and_short():
+    assert shown(np.int64(2)) == "2"
+    assert shown(np.array(0.5)) == "0.5"
+    assert shown((np.float64(1.5),)) == "(1.5,)"
+    assert shown(list(range(100))) == "[0, 1, 2, 3, 4, 5, ...]"
+    assert shown(np.zeros((2, 2), dtype=int)) == "[[0, 0], [0, 0]]"
+    assert shown("x" * 500).endswith("...") and len(shown("x" * 500)) == 100

@@ -1,30 +1,13 @@
-"""Declarative parameter checks: one decorator, one message style, introspectable constraints.
+"""Constraints of one value: numbers, choices, flags, seeds, strings and instances.
 
-``@validate(prob=Prob(), method=OneOf(METHODS), budget=Whole(minimum=1))`` checks the named
-arguments of every call before the function runs and passes them on normalised (``prob`` as a
-float, ``budget`` as an int). Each constraint says what it allows (:meth:`Constraint.allowed`)
-and gives a value it refuses (:meth:`Constraint.bad_example`), so one parametrised test can call
-every decorated function with a bad value of every parameter and check the message: it names
-the parameter, what was given and what is allowed, in the style of scikit-learn's
-``_param_validation``. The checks themselves are :mod:`bayeval._validation`'s.
-
-Examples
---------
->>> @validate(prob=Prob(), n=Whole(minimum=1))
-... def width(n, prob=0.95):
-...     return n, prob
->>> width(10.0, prob=0.9)
-(10, 0.9)
->>> width(0)
-Traceback (most recent call last):
-...
-ValueError: `n` must be a whole number >= 1; got 0.
+Each :class:`Constraint` checks a value and passes it on normalised (``Whole`` as an int,
+``Prob`` as a float), says what it allows and gives a value it refuses and one it accepts;
+:func:`shown` writes a refused value into a message as plain Python.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
+import importlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -46,6 +29,7 @@ from bayeval._validation import (
 __all__ = [
     "Constraint",
     "Flag",
+    "Instance",
     "Integer",
     "Nonnegative",
     "OneOf",
@@ -55,9 +39,9 @@ __all__ = [
     "Real",
     "Seed",
     "Share",
+    "Text",
     "Whole",
-    "validate",
-    "validate_fields",
+    "shown",
 ]
 
 
@@ -87,7 +71,7 @@ class Prob(Constraint):
         return check_prob(value, name)
 
     def allowed(self):
-        return "open interval (0, 1)"
+        return "in the open interval (0, 1)"
 
     def bad_example(self):
         return 1.5
@@ -163,19 +147,33 @@ class Real(Constraint):
 
     def check(self, value, name):
         number = check_real(value, name)
-        fails = (
-            (self.above is not None and not number > self.above)
-            or (self.at_least is not None and not number >= self.at_least)
-            or (self.below is not None and not number < self.below)
-            or (self.at_most is not None and not number <= self.at_most)
-        )
-        if fails:
+        if self.outside(number):
             raise ValueError(f"`{name}` must be {self.allowed()}; got {plain(value)!r}.")
         return number
 
-    def allowed(self):
+    def outside(self, values: Any) -> Any:
+        """Tell which of ``values`` (a number or a float array) are NaN, infinite or outside."""
+        values = np.asarray(values, dtype=np.float64)
+        bad = ~np.isfinite(values)
+        with np.errstate(invalid="ignore"):
+            if self.above is not None:
+                bad |= ~(values > self.above)
+            if self.at_least is not None:
+                bad |= ~(values >= self.at_least)
+            if self.below is not None:
+                bad |= ~(values < self.below)
+            if self.at_most is not None:
+                bad |= ~(values <= self.at_most)
+        return bad
+
+    def bounds(self) -> tuple[Any, Any]:
+        """Return the lower and the upper bound (``None`` where there is none)."""
         low = self.above if self.above is not None else self.at_least
         high = self.below if self.below is not None else self.at_most
+        return low, high
+
+    def allowed(self):
+        low, high = self.bounds()
         if low is None and high is None:
             return "a finite real number"
         if high is None:
@@ -187,15 +185,13 @@ class Real(Constraint):
         return f"in the {shape}interval {left}{low:g}, {high:g}{right}"
 
     def bad_example(self):
-        low = self.above if self.above is not None else self.at_least
-        high = self.below if self.below is not None else self.at_most
+        low, high = self.bounds()
         if low is None and high is None:
             return float("nan")
         return float(low - 1 if high is None else high + 1)
 
     def good_example(self):
-        low = self.above if self.above is not None else self.at_least
-        high = self.below if self.below is not None else self.at_most
+        low, high = self.bounds()
         if low is None:
             return 0.0 if high is None else float(high - 1)
         return float(low + 1 if high is None else (low + high) / 2)
@@ -303,57 +299,87 @@ class Optional(Constraint):
         return None
 
 
-def validate(**constraints: Constraint) -> Callable:
-    """Check the named arguments of each call against ``constraints`` before the call.
+class Text(Constraint):
+    """A string (``nonempty=True``: not ``""``), passed on as a Python str."""
 
-    The decorated function keeps its signature and docstring; ``func.__constraints__`` holds
-    the constraints. Defaults are not checked (they are the author's, and right).
+    def __init__(self, *, nonempty: bool = False):
+        self.nonempty = nonempty
+
+    def check(self, value, name):
+        if not isinstance(value, str) or (self.nonempty and not value):
+            raise ValueError(f"`{name}` must be {self.allowed()}; got {shown(value)}.")
+        return str(value)
+
+    def allowed(self):
+        return "a non-empty string" if self.nonempty else "a string"
+
+    def bad_example(self):
+        return 1
+
+    def good_example(self):
+        return "text"
+
+
+class Instance(Constraint):
+    """An instance of a class, passed on unchanged.
+
+    Parameters
+    ----------
+    cls : type or str
+        The class, or its dotted path (``"matplotlib.axes.Axes"``), imported at the first
+        check: the module declaring the constraint need not import a heavy or higher layer.
+    words : str
+        What the message calls it, e.g. ``"a matplotlib Axes"``.
+    example : callable, optional
+        Builds an instance for :meth:`good_example`; without it there is none (wrap the
+        constraint in :class:`Optional` or :class:`AnyOf` to give one).
     """
 
-    def decorate(func: Callable) -> Callable:
-        signature = inspect.signature(func)
-        unknown = set(constraints) - set(signature.parameters)
-        if unknown:
-            raise TypeError(f"{func.__qualname__} has no parameters {sorted(unknown)}")
+    def __init__(self, cls: type | str, words: str, *, example: Callable[[], Any] | None = None):
+        self.cls, self.words, self.example = cls, words, example
 
-        @functools.wraps(func)
-        def checked(*args, **kwargs):
-            bound = signature.bind(*args, **kwargs)
-            for name, constraint in constraints.items():
-                if name in bound.arguments:
-                    bound.arguments[name] = constraint.check(bound.arguments[name], name)
-            return func(*bound.args, **bound.kwargs)
+    def check(self, value, name):
+        if isinstance(self.cls, str):
+            module, _, attr = self.cls.rpartition(".")
+            self.cls = getattr(importlib.import_module(module), attr)
+        if not isinstance(value, self.cls):
+            raise ValueError(f"`{name}` must be {self.words}; got {shown(value)}.")
+        return value
 
-        checked.__constraints__ = dict(constraints)
-        return checked
+    def allowed(self):
+        return self.words
 
-    return decorate
+    def bad_example(self):
+        return "no-such-object"
+
+    def good_example(self):
+        if self.example is None:
+            raise TypeError(f"no example of {self.words}")
+        return self.example()
 
 
-def validate_fields(**constraints: Constraint) -> Callable:
-    """Check the named fields of a dataclass against ``constraints`` when it is built.
+def shown(value: Any, *, limit: int = 6) -> str:
+    """Return the repr of ``value`` as plain Python, for a message; long sequences shortened.
 
-    A class decorator applied *below* ``@dataclass`` (so the dataclass's ``__init__`` calls the
-    check): each instance's fields are checked and stored normalised (frozen dataclasses too)
-    before the class's ``__post_init__`` (its own or inherited), if any, which keeps the checks
-    that relate fields to each other. ``cls.__constraints__`` holds the constraints, as
-    :func:`validate`'s functions do.
+    numpy scalars and arrays show as the Python numbers and lists they hold (``2``, not
+    ``np.int64(2)``); lists, tuples and arrays show their first ``limit`` entries, then
+    ``...``; other reprs are cut at 100 characters.
+
+    Examples
+    --------
+    >>> shown(np.arange(10))
+    '[0, 1, 2, 3, 4, 5, ...]'
+    >>> shown((np.float64(0.5), [1, 2]))
+    '(0.5, [1, 2])'
     """
-
-    def decorate(cls: type) -> type:
-        unknown = set(constraints) - set(cls.__dict__.get("__annotations__", {}))
-        if unknown:
-            raise TypeError(f"{cls.__qualname__} has no fields {sorted(unknown)}")
-        own = getattr(cls, "__post_init__", None)  # the class's own or an inherited one
-
-        def __post_init__(self):
-            for name, constraint in constraints.items():
-                object.__setattr__(self, name, constraint.check(getattr(self, name), name))
-            if own is not None:
-                own(self)
-
-        cls.__post_init__ = __post_init__
-        cls.__constraints__ = dict(constraints)
-        return cls
-
-    return decorate
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, np.ndarray | list | tuple):
+        entries = [shown(v, limit=limit) for v in value[:limit]]
+        if len(value) > limit:
+            entries.append("...")
+        if isinstance(value, tuple):
+            return f"({', '.join(entries)}{',' if len(entries) == 1 else ''})"
+        return f"[{', '.join(entries)}]"
+    text = repr(plain(value))
+    return text if len(text) <= 100 else f"{text[:97]}..."
