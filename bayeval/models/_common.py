@@ -1,7 +1,7 @@
 """Helpers shared by the stratum-yield models and the seeds every NUTS run draws.
 
-Used by :mod:`~bayeval.models.segment_yields` and :mod:`~bayeval.models.hierarchical`: input
-checks of a stratified sample and of per-stratum or per-segment parameters, the
+Used by :mod:`~bayeval.models.segment_yields` and :mod:`~bayeval.models.hierarchical`: the
+constraints of their priors and NUTS settings, the check of a stratified sample, the
 posterior-predictive yield step, and the NUTS driver.
 """
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayeval._constraints import Flag, Integer, Prob, Seed
+from bayeval._constraints import Array, Flag, Integer, Pair, Prob, Seed
 from bayeval._validation import check_rng
 from bayeval.stratified_sample import StratifiedSample
 
@@ -36,6 +36,14 @@ NUTS_CONSTRAINTS = {
     "progressbar": Flag(),
 }
 
+#: A Beta prior ``(a, b)`` of each stratum: each a positive number or one per stratum (how many
+#: strata the sample has is checked by :func:`per_stratum`).
+STRATUM_PRIOR = Pair(Array(ndim=(0, 1), above=0))
+#: A Beta prior ``(a, b)`` of each segment: each a positive number or one per segment.
+SEGMENT_PRIOR = Pair(Array(ndim=(0, 1), above=0, size=len(SEGMENTS)))
+#: A positive number or one per segment (``(retrieved, unretrieved)``).
+PER_SEGMENT = Array(ndim=(0, 1), above=0, size=len(SEGMENTS))
+
 
 # -- input checks --------------------------------------------------------------------------------
 def check_sample(sample: Any) -> StratifiedSample:
@@ -47,37 +55,19 @@ def check_sample(sample: Any) -> StratifiedSample:
     return sample
 
 
-def check_shape_param(value: Any, name: str, size: int, per: str) -> np.ndarray:
-    """Return ``value`` broadcast to a float array of ``size`` positive finite entries."""
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"`{name}` must be a positive number or a sequence of {size} positive numbers "
-            f"(one per {per}); got {value!r}."
-        ) from None
-    if arr.ndim > 1 or (arr.ndim == 1 and arr.size != size):
-        raise ValueError(
-            f"`{name}` must be a positive number or a sequence of {size} positive numbers "
-            f"(one per {per}); got shape {arr.shape}."
-        )
-    if not (np.isfinite(arr).all() and (arr > 0).all()):
-        raise ValueError(f"`{name}` must contain positive finite numbers; got {value!r}.")
-    return np.broadcast_to(arr, (size,)).copy()
+def per_stratum(value: Any, name: str, size: int) -> np.ndarray:
+    """Broadcast a checked number or 1-d array (:data:`STRATUM_PRIOR`) to ``size`` floats.
 
-
-def check_prior(prior: Any, size: int, per: str) -> tuple[np.ndarray, np.ndarray]:
-    """Split ``prior = (a, b)`` into two float arrays of length ``size``."""
-    if isinstance(prior, str) or not hasattr(prior, "__len__") or len(prior) != 2:
+    A 1-d array must hold one entry per stratum of the sample: a check against the data, so it
+    is made here rather than declared.
+    """
+    value = np.asarray(value, dtype=np.float64)  # a default is not normalised
+    if value.ndim == 1 and value.size != size:
         raise ValueError(
-            "`prior` must be a pair (a, b) of Beta shape parameters, each a positive number or "
-            f"a sequence with one entry per {per}; got {prior!r}."
+            f"`{name}` must be a positive number or one per stratum ({size}); got "
+            f"{value.size} numbers."
         )
-    a, b = prior
-    return (
-        check_shape_param(a, "prior[0] (a)", size, per),
-        check_shape_param(b, "prior[1] (b)", size, per),
-    )
+    return np.broadcast_to(value, (size,)).copy()
 
 
 # -- model pieces shared by the segment and hierarchical models ---------------------------------

@@ -18,11 +18,11 @@ import numpy as np
 from bayeval._constraints import Flag, validate
 from bayeval.models._common import (
     NUTS_CONSTRAINTS,
+    PER_SEGMENT,
+    SEGMENT_PRIOR,
     SEGMENTS,
     add_yields,
-    check_prior,
     check_sample,
-    check_shape_param,
     coords,
     observe,
     run_nuts,
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["hierarchical_yields_model", "sample_hierarchical_yields"]
 
 
-@validate(finite_population=Flag())
+@validate(prior=SEGMENT_PRIOR, sigma_scale=PER_SEGMENT, finite_population=Flag())
 def hierarchical_yields_model(
     sample: StratifiedSample,
     *,
@@ -122,10 +122,7 @@ def hierarchical_yields_model(
     import pymc as pm
 
     sample = check_sample(sample)
-    a, b = check_prior(prior, len(SEGMENTS), "segment (retrieved, unretrieved)")
-    scale = check_shape_param(
-        sigma_scale, "sigma_scale", len(SEGMENTS), "segment (retrieved, unretrieved)"
-    )
+    a, b, scale = (np.broadcast_to(v, len(SEGMENTS)).astype(float) for v in (*prior, sigma_scale))
     seg = segment_index(sample)
     # A segment with one stratum has nothing to pool: its stratum prevalence is the segment's
     # typical prevalence, and its sigma (kept so that dims stay uniform) does not enter the
@@ -147,7 +144,7 @@ def hierarchical_yields_model(
     return model
 
 
-@validate(**NUTS_CONSTRAINTS)
+@validate(prior=SEGMENT_PRIOR, sigma_scale=PER_SEGMENT, **NUTS_CONSTRAINTS)
 def sample_hierarchical_yields(
     sample: StratifiedSample,
     *,

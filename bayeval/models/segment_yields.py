@@ -21,11 +21,12 @@ from bayeval._constraints import Flag, validate
 from bayeval.models._common import (
     NUTS_CONSTRAINTS,
     SEGMENTS,
+    STRATUM_PRIOR,
     add_yields,
-    check_prior,
     check_sample,
     coords,
     observe,
+    per_stratum,
     run_nuts,
 )
 from bayeval.stratified_sample import StratifiedSample
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["SEGMENTS", "sample_segment_yields", "segment_yields_model"]
 
 
-@validate(finite_population=Flag())
+@validate(prior=STRATUM_PRIOR, finite_population=Flag())
 def segment_yields_model(
     sample: StratifiedSample,
     *,
@@ -105,7 +106,7 @@ def segment_yields_model(
     import pymc as pm
 
     sample = check_sample(sample)
-    a, b = check_prior(prior, sample.n_strata, "stratum")
+    a, b = (per_stratum(v, f"prior[{i}]", sample.n_strata) for i, v in enumerate(prior))
 
     with pm.Model(coords=coords(sample)) as model:
         observe(sample, pm.Beta("prevalence", alpha=a, beta=b, dims="stratum"))
@@ -114,7 +115,7 @@ def segment_yields_model(
     return model
 
 
-@validate(**NUTS_CONSTRAINTS)
+@validate(prior=STRATUM_PRIOR, **NUTS_CONSTRAINTS)
 def sample_segment_yields(
     sample: StratifiedSample,
     *,

@@ -85,7 +85,7 @@ def test_single_stratum_segment_prevalence_is_its_typical_prevalence():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"prior": (0.5, [0.5, 0.5, 0.5])}, "one per segment"),
+        ({"prior": (0.5, [0.5, 0.5, 0.5])}, "a 1-d array of 2 positive numbers"),
         ({"sigma_scale": -1.0}, "sigma_scale"),
         ({"sigma_scale": [1.0, 2.0, 3.0]}, "sigma_scale"),
         ({"finite_population": 1}, "finite_population"),
