@@ -14,12 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayeval._validation import check_count_array
+from bayeval._constraints import Array, Flags, validate
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["StratifiedSample"]
+
+
+#: Per-stratum counts: whole numbers >= 0, one per stratum (a single stratum's as a number).
+COUNTS = Array(whole=True, at_least=0, atleast_1d=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,27 +76,14 @@ class StratifiedSample:
     retrieved: np.ndarray
     names: tuple[str, ...] = ()
 
+    @validate(population=COUNTS, sampled=COUNTS, positives=COUNTS, retrieved=Flags())
     def __init__(self, population, sampled, positives, retrieved, names=None):
-        population = check_count_array(population, "population")
-        sampled = check_count_array(sampled, "sampled")
-        positives = check_count_array(positives, "positives")
-        retrieved_arr = np.atleast_1d(np.asarray(retrieved))
-        if retrieved_arr.dtype != bool:
-            if (
-                np.issubdtype(retrieved_arr.dtype, np.integer)
-                and np.isin(retrieved_arr, (0, 1)).all()
-            ):
-                retrieved_arr = retrieved_arr.astype(bool)
-            else:
-                raise ValueError(
-                    "`retrieved` must be a sequence of booleans (True for strata in the "
-                    f"retrieved segment); got {retrieved!r}."
-                )
+        # checked here: the arrays against each other (lengths, order), `names` against them
         lengths = {
             "population": population.size,
             "sampled": sampled.size,
             "positives": positives.size,
-            "retrieved": retrieved_arr.size,
+            "retrieved": retrieved.size,
         }
         if len(set(lengths.values())) != 1:
             raise ValueError(
@@ -116,7 +107,7 @@ class StratifiedSample:
             ("population", population),
             ("sampled", sampled),
             ("positives", positives),
-            ("retrieved", retrieved_arr),
+            ("retrieved", retrieved),
             ("names", names),
         ):
             if isinstance(value, np.ndarray):

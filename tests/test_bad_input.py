@@ -19,6 +19,7 @@ from bayeval._constraints import (
     AnyOf,
     Array,
     Flag,
+    Flags,
     Instance,
     Integer,
     OneOf,
@@ -117,6 +118,7 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.simulate.battery.coverage_battery",
         "bayeval.simulate.battery.honesty_run",
         "bayeval.simulate.scenarios.Scenario.realizations",
+        "bayeval.stratified_sample.StratifiedSample.__init__",
     ):
         assert expected in names, expected
 
@@ -170,6 +172,8 @@ def test_bad_value_is_refused_with_a_clear_message(func, name):
         (Array(ndim=(0, 1), above=0), 0, "a positive number or a non-empty 1-d array"),
         (Array(ndim=(0, 1), above=0, size=2), [1, 2, 3], "a 1-d array of 2 positive numbers"),
         (Array(above=0, at_most=1), [0.0], "numbers in the half-open interval (0, 1]"),
+        (Flags(), [1, 2], "a non-empty 1-d array of True or False (or 1 or 0); got [1, 2]"),
+        (Flags(), [1.0], "got [1.0]."),
         (Pair(Array(ndim=(0, 1), above=0)), (1, -1), "a pair (a, b), each a positive number"),
         (Pair(Prob()), [0.5], "got [0.5]."),
         (SequenceOf(OneOf(("a", "b"))), "a", "a non-empty sequence, each entry one of 'a', 'b'"),
@@ -239,6 +243,7 @@ NEW_CONSTRAINTS = [
     Array(ndim=2, at_least=0),
     Array(whole=True, at_least=0, atleast_1d=True),
     Array(increasing=True),
+    Flags(),
     Pair(Array(ndim=(0, 1), above=0)),
     SequenceOf(OneOf(("a", "b"))),
     SequenceOf(Whole(minimum=1)),

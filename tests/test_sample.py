@@ -51,14 +51,19 @@ def test_whole_float_counts_accepted():
     [
         ({"positives": [6, 0]}, r"`positives` cannot exceed `sampled`.*positives=6 > sampled=5"),
         ({"sampled": [11, 5]}, r"`sampled` cannot exceed `population`.*sampled=11"),
-        ({"population": [10, -20]}, r"`population` must be non-negative; entry 1 is -20"),
-        ({"sampled": [5.5, 5]}, r"`sampled` must contain whole numbers; entry 0 is 5.5"),
-        ({"positives": ["a", "b"]}, r"`positives` must contain whole numbers"),
+        (
+            {"population": [10, -20]},
+            r"`population` must be a non-empty 1-d array of non-negative whole numbers; got "
+            r"\[10, -20\] \(entry 1 is -20\)",
+        ),
+        ({"sampled": [5.5, 5]}, r"`sampled` must be .* whole numbers; .* \(entry 0 is 5.5\)"),
+        ({"positives": ["a", "b"]}, r"`positives` must be .* whole numbers; got \['a', 'b'\]"),
         ({"positives": [1, 0, 0]}, r"same length.*'positives': 3"),
-        ({"retrieved": ["yes", "no"]}, r"`retrieved` must be a sequence of booleans"),
+        ({"retrieved": ["yes", "no"]}, r"`retrieved` must be a non-empty 1-d array of True"),
+        ({"retrieved": [1.0, 0.0]}, r"`retrieved` must be .*; got \[1.0, 0.0\]"),
         (
             {"population": [], "sampled": [], "positives": [], "retrieved": []},
-            r"`population` must contain at least one count",
+            r"`population` must be a non-empty 1-d array",
         ),
         ({"names": ["a", "a"]}, r"`names` must be unique"),
     ],

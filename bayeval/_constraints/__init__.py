@@ -34,7 +34,7 @@ import functools
 import inspect
 from collections.abc import Callable
 
-from bayeval._constraints.compound import AnyOf, Array, Pair, SequenceOf
+from bayeval._constraints.compound import AnyOf, Array, Flags, Pair, SequenceOf
 from bayeval._constraints.scalars import (
     Constraint,
     Flag,
@@ -58,6 +58,7 @@ __all__ = [
     "Array",
     "Constraint",
     "Flag",
+    "Flags",
     "Instance",
     "Integer",
     "Nonnegative",

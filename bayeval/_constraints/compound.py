@@ -1,8 +1,8 @@
 """Constraints of parameters of several types or shapes, built from the one-value ones.
 
 :class:`AnyOf` (a string or a bool, a preset name or an instance), :class:`Pair` (a Beta
-prior's ``(a, b)``), :class:`SequenceOf` (budgets, method names) and :class:`Array` (per-stratum
-counts and weights, a number or one per stratum).
+prior's ``(a, b)``), :class:`SequenceOf` (budgets, method names), :class:`Array` (per-stratum
+counts and weights, a number or one per stratum) and :class:`Flags` (per-stratum booleans).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 
 from bayeval._constraints.scalars import Constraint, Real, shown
 
-__all__ = ["AnyOf", "Array", "Pair", "SequenceOf"]
+__all__ = ["AnyOf", "Array", "Flags", "Pair", "SequenceOf"]
 
 
 class AnyOf(Constraint):
@@ -189,6 +189,49 @@ class Array(Constraint):
 
     def good_example(self):
         return self._example(good=True)
+
+
+class Flags(Constraint):
+    """A non-empty 1-d array of booleans (or of the integers 0 and 1), passed on as a bool copy.
+
+    A single flag is taken as a one-entry array. Floats, strings and other integers are
+    refused.
+
+    Examples
+    --------
+    >>> Flags().check([1, 0], "retrieved")
+    array([ True, False])
+    >>> Flags().check([True, 2], "retrieved")
+    Traceback (most recent call last):
+    ...
+    ValueError: `retrieved` must be a non-empty 1-d array of True or False (or 1 or 0); got \
+[True, 2] (entry 1 is 2).
+    """
+
+    def check(self, value, name):
+        try:
+            arr = np.atleast_1d(np.asarray(value))
+        except ValueError:  # ragged nesting
+            arr = np.empty(0, dtype=object)
+        if arr.ndim != 1 or arr.size == 0 or (arr.dtype != bool and arr.dtype.kind not in "iu"):
+            raise ValueError(f"`{name}` must be {self.allowed()}; got {shown(value)}.")
+        bad = (arr != 0) & (arr != 1)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"`{name}` must be {self.allowed()}; got {shown(value)} (entry {i} is "
+                f"{shown(arr[i])})."
+            )
+        return arr.astype(bool)
+
+    def allowed(self):
+        return "a non-empty 1-d array of True or False (or 1 or 0)"
+
+    def bad_example(self):
+        return [0.5]
+
+    def good_example(self):
+        return [True]
 
 
 class Pair(Constraint):
