@@ -13,6 +13,7 @@ from typing import Any, Literal
 import numpy as np
 
 from bayeval._constraints import (
+    Array,
     Integer,
     Nonnegative,
     OneOf,
@@ -28,7 +29,7 @@ from bayeval._core.dirichlet_tree import (
     dirichlet_tree_gibbs,
     tree_prior,
 )
-from bayeval._validation import check_count_array, check_rng
+from bayeval._validation import check_rng
 
 __all__ = ["BoundTree", "DirichletTree"]
 
@@ -170,7 +171,12 @@ class BoundTree:
         )
 
     @validate(
-        chains=Integer(minimum=1), draws=Integer(minimum=1), tune=Integer(minimum=0), rng=Seed()
+        labelled=Array(ndim=2, at_least=0),
+        unlabelled=Array(whole=True, at_least=0, atleast_1d=True),
+        chains=Integer(minimum=1),
+        draws=Integer(minimum=1),
+        tune=Integer(minimum=0),
+        rng=Seed(),
     )
     def posterior(
         self, labelled, unlabelled, *, chains: int = 4, draws: int = 500, tune: int = 200, rng=None
@@ -236,7 +242,7 @@ class BoundTree:
         >>> int(dt["sample_stats"]["diverging"].sum()), bool(az.rhat(dt)["response"].max() < 1.01)
         (0, True)
         """
-        labelled, unlabelled = _check_counts(labelled, unlabelled, self.tree.n_leaves)
+        _check_leaves(labelled, unlabelled, self.tree.n_leaves)
         rng = check_rng(rng)
         if self.spec.engine == "pymc":
             from bayeval.models._dirichlet_tree_pymc import sample_dirichlet_tree
@@ -261,20 +267,17 @@ class BoundTree:
         return _tree_datatree(resp, theta, labelled, unlabelled)
 
 
-def _check_counts(labelled, unlabelled, n_leaves: int) -> tuple[np.ndarray, np.ndarray]:
-    """Return the per-leaf counts as ``(K, 2)`` floats and ``(K,)`` int64, or raise."""
-    lab = np.asarray(labelled, dtype=float)
-    if lab.shape != (n_leaves, 2):
+def _check_leaves(labelled: np.ndarray, unlabelled: np.ndarray, n_leaves: int) -> None:
+    """Check the checked counts (:meth:`BoundTree.posterior`) against the tree: one per leaf."""
+    if labelled.shape != (n_leaves, 2):
         raise ValueError(
             f"`labelled` must have shape ({n_leaves}, 2): the negatives and positives labelled "
-            f"in each leaf; got shape {lab.shape}."
+            f"in each leaf; got shape {labelled.shape}."
         )
-    if not (np.isfinite(lab) & (lab >= 0)).all():
-        raise ValueError("`labelled` must contain non-negative finite counts.")
-    unl = check_count_array(unlabelled, "unlabelled")
-    if unl.size != n_leaves:
-        raise ValueError(f"`unlabelled` must have one count per leaf ({n_leaves}); got {unl.size}.")
-    return lab, unl
+    if unlabelled.size != n_leaves:
+        raise ValueError(
+            f"`unlabelled` must have one count per leaf ({n_leaves}); got {unlabelled.size}."
+        )
 
 
 def _tree_datatree(resp, theta, labelled, unlabelled):
