@@ -29,14 +29,14 @@ References
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import xarray as xr
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
-from bayeval._constraints import OneOf, Prob, Whole, validate
+from bayeval._constraints import Array, OneOf, Optional, Prob, Whole, validate
 from bayeval._core.binomial import BINOMIAL_METHODS, binomial_bounds
 from bayeval.plots.coverage import plot_binomial_coverage
 
@@ -55,25 +55,6 @@ _METHOD_NAMES = {
     "clopper-pearson": "Clopper-Pearson",
     "jeffreys": "Jeffreys",
 }
-
-
-def _check_prevalences(prevalences: Any) -> np.ndarray:
-    try:
-        arr = np.asarray(prevalences, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"`prevalences` must be an array of numbers in [0, 1]; got {prevalences!r}."
-        ) from None
-    arr = np.atleast_1d(arr)
-    if arr.ndim != 1:
-        raise ValueError(f"`prevalences` must be 1-d; got shape {arr.shape}.")
-    if arr.size == 0:
-        raise ValueError("`prevalences` must contain at least one value; got an empty array.")
-    bad = ~((arr >= 0.0) & (arr <= 1.0))  # also catches NaN
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"`prevalences` must lie in [0, 1]; entry {i} is {arr[i].item()!r}.")
-    return arr
 
 
 def _intervals(n: int, method: str, prob: float) -> tuple[np.ndarray, np.ndarray]:
@@ -123,7 +104,12 @@ def _default_grid(ends: np.ndarray) -> np.ndarray:
     return np.unique(np.clip(np.concatenate(parts), 0.0, 1.0))
 
 
-@validate(n=Whole(minimum=1), method=OneOf(BINOMIAL_METHODS), prob=Prob())
+@validate(
+    n=Whole(minimum=1),
+    method=OneOf(BINOMIAL_METHODS),
+    prevalences=Optional(Array(at_least=0, at_most=1, atleast_1d=True)),
+    prob=Prob(),
+)
 def binomial_coverage(
     n: int,
     method: Literal["wald", "wilson", "agresti-coull", "clopper-pearson", "jeffreys"],
@@ -215,7 +201,7 @@ def binomial_coverage(
     """
     low, high = _intervals(n, method, prob)
     ends = np.unique(np.concatenate([low, high]))
-    pis = _default_grid(ends) if prevalences is None else _check_prevalences(prevalences)
+    pis = _default_grid(ends) if prevalences is None else prevalences
 
     r = np.arange(n + 1)
     # Exact mean over a uniform prevalence: the binomial pmf integrated over each [l_r, h_r].

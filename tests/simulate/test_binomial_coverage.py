@@ -289,7 +289,7 @@ def test_bad_method_lists_the_options(method):
         ([1.5], r"\[0, 1\]"),
         ([0.2, float("nan")], "entry 1 is nan"),
         ([[0.1, 0.2]], "1-d"),
-        ([], "at least one"),
+        ([], "non-empty"),
         ("abc", "array of numbers"),
     ],
 )
