@@ -88,7 +88,9 @@ def test_battery_table_and_bad_pool():
     assert "pool separated: coverage of 95% intervals" in result.output
     bad = runner.invoke(app, ["coverage", "--battery", "--pool", "nowhere", "--runs", "1"])
     assert bad.exit_code == 2
-    assert "`pools` must be one of 'separated'" in bad.output and "got 'nowhere'" in bad.output
+    assert "`pools` must be a non-empty sequence, each entry one of 'separated'" in bad.output
+    assert "(entry 0 is 'nowhere')" in bad.output
     typo = runner.invoke(app, ["coverage", "--battery", "--sampler", "staticis", "--runs", "1"])
     assert typo.exit_code == 2
-    assert "`samplers` must be one of 'ais'" in typo.output and "got 'staticis'" in typo.output
+    assert "`samplers` must be a non-empty sequence, each entry one of 'ais'" in typo.output
+    assert "(entry 0 is 'staticis')" in typo.output

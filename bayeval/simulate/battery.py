@@ -30,8 +30,16 @@ from typing import Any
 
 import numpy as np
 
-from bayeval._constraints import Integer, OneOf, Optional, Prob, Seed, validate
-from bayeval._validation import check_choice
+from bayeval._constraints import (
+    Integer,
+    OneOf,
+    Optional,
+    Prob,
+    Seed,
+    SequenceOf,
+    Whole,
+    validate,
+)
 from bayeval.sampling.run import SAMPLERS
 
 __all__ = ["BATTERY_POOLS", "battery_pool", "coverage_battery", "honesty_run"]
@@ -39,6 +47,8 @@ __all__ = ["BATTERY_POOLS", "battery_pool", "coverage_battery", "honesty_run"]
 BATTERY_POOLS = ("separated", "hidden", "calibrated", "febrl", "shuttle", "lending_club", "extreme")
 MEASURES = ("precision", "recall", "f1")
 INTERVALS = ("design", "default", "robust")
+#: Label counts at which a run is scored.
+BUDGETS = SequenceOf(Whole(minimum=1))
 
 
 @validate(name=OneOf(BATTERY_POOLS), size=Optional(Integer(minimum=100)))
@@ -103,7 +113,7 @@ def _cached_pool(name: str, size: int | None) -> tuple[Any, np.ndarray]:
     return Pool(scores), truth
 
 
-@validate(sampler=OneOf(SAMPLERS), prob=Prob(), rng=Seed())
+@validate(sampler=OneOf(SAMPLERS), budgets=BUDGETS, prob=Prob(), rng=Seed())
 def honesty_run(
     pool: Any,
     truth: np.ndarray,
@@ -166,7 +176,14 @@ def honesty_run(
     return rows
 
 
-@validate(repeats=Integer(minimum=1), prob=Prob(), size=Optional(Integer(minimum=100)))
+@validate(
+    pools=SequenceOf(OneOf(BATTERY_POOLS)),
+    samplers=SequenceOf(OneOf(SAMPLERS)),  # before any run starts: a typo must not cost an hour
+    budgets=BUDGETS,
+    repeats=Integer(minimum=1),
+    prob=Prob(),
+    size=Optional(Integer(minimum=100)),
+)
 def coverage_battery(
     pools: tuple[str, ...] = BATTERY_POOLS,
     samplers: tuple[str, ...] = ("passive", "stratified", "static_is", "oasis", "ais"),
@@ -204,10 +221,6 @@ def coverage_battery(
     """
     import pandas as pd
 
-    for p in pools:
-        check_choice(p, BATTERY_POOLS, "pools")
-    for s in samplers:  # before any run starts: a typo must not cost an hour of runs
-        check_choice(s, SAMPLERS, "samplers")
     tasks = [(p, s, r) for p in pools for s in samplers for r in range(repeats)]
 
     def one(task):

@@ -23,10 +23,20 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import special
 
-from bayeval._constraints import Integer, Prob, Seed, validate
+from bayeval._constraints import (
+    AnyOf,
+    Instance,
+    Integer,
+    OneOf,
+    Optional,
+    Prob,
+    Seed,
+    SequenceOf,
+    validate,
+)
 from bayeval.intervals.api import RECALL_METHODS
 from bayeval.results import Result
-from bayeval.simulate._decisions import NORMAL_TYPE, POSTERIOR_TYPE, misses, normal_bounds
+from bayeval.simulate._decisions import NORMAL_TYPE, misses, normal_bounds
 from bayeval.simulate.scenarios import PRESETS, Scenario, preset
 
 __all__ = ["METHODS", "CoverageStudy", "coverage_study"]
@@ -98,6 +108,8 @@ def _progress(total: int, enabled: bool | None):
 
 
 @validate(
+    scenario=AnyOf(Instance(Scenario, "a bayeval.simulate.Scenario"), OneOf(PRESETS)),
+    methods=Optional(SequenceOf(OneOf(METHODS))),
     realizations=Integer(minimum=1),
     resamples=Integer(minimum=1),
     prob=Prob(),
@@ -172,25 +184,8 @@ def coverage_study(
     >>> list(table.index), bool(table.loc["beta-binomial-half", "mean_coverage"] > 0.9)
     (['normal-mle', 'beta-binomial-half'], True)
     """
-    if isinstance(scenario, str):
-        if scenario not in PRESETS:
-            raise ValueError(
-                f"`scenario` must be a Scenario or one of {', '.join(map(repr, PRESETS))}; "
-                f"got {scenario!r}."
-            )
-        scenario = preset(scenario)
-    if not isinstance(scenario, Scenario):
-        raise ValueError(
-            f"`scenario` must be a bayeval.simulate.Scenario or a preset name; got {scenario!r}."
-        )
-    methods = tuple(METHODS if methods is None else methods)
-    known = set(NORMAL_TYPE) | set(POSTERIOR_TYPE) | {"koopman"}
-    unknown = [m for m in methods if m not in known]
-    if unknown or not methods:
-        raise ValueError(
-            f"`methods` must be a non-empty sequence of {', '.join(METHODS)}; got {list(methods)!r}"
-            + (f" ({unknown[0]!r} is not one)." if unknown else ".")
-        )
+    scenario = preset(scenario) if isinstance(scenario, str) else scenario
+    methods = METHODS if methods is None else methods
     root = _root_seed(rng)
     population_seed, outcome_seed = root.spawn(2)
     pops = scenario.realizations(realizations, rng=np.random.default_rng(population_seed))
