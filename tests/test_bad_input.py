@@ -96,6 +96,8 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.intervals.design.expected_interval_width",
         "bayeval.intervals.design.expected_width_grid",
         "bayeval.intervals.design.recommend_allocation",
+        "bayeval.intervals.design.recall_estimator_distribution",
+        "bayeval.intervals.design.EstimatorDistribution.quantile",
         "bayeval.curves.posterior.posterior_band",
         "bayeval.curves.posterior.derived_from_posterior",
         "bayeval.curves.derived.rank_grid",

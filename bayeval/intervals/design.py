@@ -12,8 +12,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayeval._constraints import Integer, OneOf, Optional, Prob, Real, Seed, Whole, validate
-from bayeval._validation import check_prob, check_rng, check_whole
+from bayeval._constraints import (
+    Integer,
+    OneOf,
+    Optional,
+    Prob,
+    Real,
+    Seed,
+    SequenceOf,
+    Whole,
+    validate,
+)
+from bayeval._validation import check_rng
 from bayeval.intervals.api import F1_METHODS, PRECISION_METHODS, RECALL_METHODS
 from bayeval.stratified_sample import StratifiedSample
 
@@ -64,13 +74,17 @@ class EstimatorDistribution:
         w = self.probabilities / self.probabilities.sum()
         return float(np.sqrt(w @ (self.values - self.mean) ** 2))
 
+    @validate(q=Prob())
     def quantile(self, q: float) -> float:
         """Smallest estimate whose conditional CDF reaches ``q``."""
-        q = check_prob(q, "q")
         cdf = np.cumsum(self.probabilities) / self.probabilities.sum()
         return float(self.values[np.searchsorted(cdf, q - 1e-12)])
 
 
+_COUNT = Whole(minimum=0)
+
+
+@validate(N1=_COUNT, R1=_COUNT, N0=_COUNT, R0=_COUNT, n1=Whole(minimum=1), n0=Whole(minimum=1))
 def recall_estimator_distribution(
     *, N1: int, R1: int, N0: int, R0: int, n1: int, n0: int
 ) -> EstimatorDistribution:
@@ -86,7 +100,7 @@ def recall_estimator_distribution(
     N0, R0 : int
         Unretrieved segment size and its number of positives.
     n1, n0 : int
-        Simple random sample sizes from each segment.
+        Simple random sample sizes from each segment, at least 1 each.
 
     Returns
     -------
@@ -101,10 +115,6 @@ def recall_estimator_distribution(
     >>> print(f"{d.true_recall:.3f} {d.mean:.3f} {d.bias:+.3f}")
     0.250 0.314 +0.064
     """
-    N1, R1, N0, R0 = (
-        check_whole(v, k, minimum=0) for v, k in ((N1, "N1"), (R1, "R1"), (N0, "N0"), (R0, "R0"))
-    )
-    n1, n0 = check_whole(n1, "n1", minimum=0), check_whole(n0, "n0", minimum=0)
     for small, big, s_name, b_name in (
         (R1, N1, "R1", "N1"),
         (R0, N0, "R0", "N0"),
@@ -113,8 +123,6 @@ def recall_estimator_distribution(
     ):
         if small > big:
             raise ValueError(f"`{s_name}` cannot exceed `{b_name}`; got {small} > {big}.")
-    if n1 == 0 or n0 == 0:
-        raise ValueError(f"`n1` and `n0` must be at least 1; got n1={n1}, n0={n0}.")
     if R1 + R0 == 0:
         raise ValueError("recall is undefined when `R1` + `R0` = 0; give a positive yield.")
     from scipy import stats  # imported here: scipy.stats is slow to import
@@ -284,7 +292,13 @@ def expected_interval_width(
     )
 
 
-@validate(**DESIGN_CONSTRAINTS, measure=OneOf(MEASURES), rng=Seed())
+@validate(
+    **DESIGN_CONSTRAINTS,
+    sample_sizes=SequenceOf(Whole(minimum=0)),
+    retrieved_shares=SequenceOf(Prob()),
+    measure=OneOf(MEASURES),
+    rng=Seed(),
+)
 def expected_width_grid(
     *,
     population: int,
@@ -330,8 +344,7 @@ def expected_width_grid(
     import xarray as xr
 
     gen = check_rng(rng)
-    sizes = [int(n) for n in sample_sizes]
-    shares = [float(f) for f in retrieved_shares]
+    sizes, shares = list(sample_sizes), list(retrieved_shares)
     mean = np.full((len(sizes), len(shares)), np.nan)
     se = np.full_like(mean, np.nan)
     for i, size in enumerate(sizes):

@@ -43,7 +43,7 @@ def test_estimator_distribution_bad_input():
     # a sequence is refused, not cut to its first entry; numbers are shown as Python's
     with pytest.raises(ValueError, match=r"`N1` must be a whole number >= 0; got \[100, 7\]"):
         recall_estimator_distribution(N1=[100, 7], R1=5, N0=100, R0=3, n1=5, n0=5)
-    with pytest.raises(ValueError, match="`n1` must be a whole number >= 0; got 2.5"):
+    with pytest.raises(ValueError, match="`n1` must be a whole number >= 1; got 2.5"):
         recall_estimator_distribution(N1=10, R1=5, N0=100, R0=3, n1=np.float64(2.5), n0=5)
 
 
