@@ -109,6 +109,7 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.models.dirichlet_tree.BoundTree.posterior",
         "bayeval.models.dirichlet_tree.BoundTree.mode",
         "bayeval.ondemand.synthetic.synthetic_universe",
+        "bayeval.ondemand.synthetic.SyntheticUniverse.exhaustive",
         "bayeval.datasets.scale_up.scale_up",
         "bayeval.datasets.scale_up.window_average",
         "bayeval.datasets.scale_up.ScaledList.__init__",

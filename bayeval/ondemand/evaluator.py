@@ -10,7 +10,17 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from bayeval._constraints import Integer, OneOf, Optional, Positive, Prob, Seed, validate
+from bayeval._constraints import (
+    Array,
+    Integer,
+    OneOf,
+    Optional,
+    Positive,
+    Prob,
+    Seed,
+    Text,
+    validate,
+)
 from bayeval._core import joint_is
 from bayeval._validation import (
     check_binary,
@@ -143,7 +153,11 @@ class OnDemandEvaluator:
         frame.index.name = "system"
         return frame
 
-    @validate(n_samples=Optional(Integer(minimum=0)))
+    @validate(
+        name=Text(nonempty=True),
+        weights=Optional(Array(above=0)),
+        n_samples=Optional(Integer(minimum=0)),
+    )
     def submit(
         self,
         name: str,
@@ -225,9 +239,7 @@ class OnDemandEvaluator:
 
         return variance_at
 
-    def _check_name(self, name: Any) -> str:
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"`name` must be a non-empty string; got {name!r}.")
+    def _check_name(self, name: str) -> str:
         if name in self.systems:
             raise ValueError(
                 f"`name` {name!r} is already submitted; give each system its own name "
@@ -545,19 +557,13 @@ def _id_list(ids: Any, name: str) -> list:
     return out
 
 
-def _probabilities(weights: Any, size: int, name: str) -> np.ndarray:
+def _probabilities(weights: np.ndarray | None, size: int, name: str) -> np.ndarray:
+    """Normalise the checked positive ``weights`` (one per predicted id: checked here)."""
     if weights is None:
         return np.full(size, 1.0 / size)
-    arr = np.asarray(weights, dtype=float)
-    if arr.shape != (size,):
+    if weights.shape != (size,):
         raise ValueError(
             f"`weights` of system {name!r} must have one entry per predicted id ({size}); "
-            f"got shape {arr.shape}."
+            f"got {weights.size}."
         )
-    bad = ~np.isfinite(arr) | (arr <= 0)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"`weights` of system {name!r} must be finite and > 0; entry {i} is {arr[i].item()!r}."
-        )
-    return arr / arr.sum()
+    return weights / weights.sum()

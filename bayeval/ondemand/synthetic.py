@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from bayeval._constraints import Integer, Optional, Real, Seed, validate
-from bayeval._validation import check_int, check_rng
+from bayeval._constraints import Array, Integer, Optional, Real, Seed, validate
+from bayeval._validation import check_rng
 
 __all__ = ["SyntheticUniverse", "synthetic_universe"]
 
@@ -42,9 +42,9 @@ class SyntheticUniverse:
         """Return the true labels (0/1) of ``ids``: a perfect annotator."""
         return self.truth[np.asarray(ids, dtype=np.int64)].astype(np.int8)
 
+    @validate(n=Integer(minimum=1), rng=Seed())
     def exhaustive(self, n: int, *, rng: Any = None) -> np.ndarray:
         """Return ``n`` true instances drawn uniformly with replacement: a sample ``Y_0``."""
-        n = check_int(n, "n", minimum=1)
         return check_rng(rng).choice(np.flatnonzero(self.truth), size=n)
 
     def scores(self) -> pd.DataFrame:
@@ -64,6 +64,10 @@ class SyntheticUniverse:
     n_systems=Integer(minimum=1),
     n_true=Integer(minimum=1),
     n_false=Integer(minimum=0),
+    # a number, or one per system (how many systems is checked in the body, against n_systems)
+    precision=Array(ndim=(0, 1), above=0, at_most=1),
+    recall=Array(ndim=(0, 1), above=0, below=1),
+    agreement=Array(ndim=(0, 1), at_least=0, at_most=1),
     n_teams=Optional(Integer(minimum=1)),
     team_agreement=Real(at_least=0, at_most=1),
     rng=Seed(),
@@ -121,9 +125,9 @@ def synthetic_universe(
     s01          0.61    0.29  0.39
     s02          0.80    0.28  0.42
     """
-    precision = _per_system(precision, "precision", n_systems, open_low=True, open_high=False)
-    recall = _per_system(recall, "recall", n_systems, open_low=True, open_high=True)
-    agreement = _per_system(agreement, "agreement", n_systems, open_low=False, open_high=False)
+    precision = _per_system(precision, "precision", n_systems)
+    recall = _per_system(recall, "recall", n_systems)
+    agreement = _per_system(agreement, "agreement", n_systems)
     if np.any(agreement + team_agreement > 1):
         raise ValueError(
             f"`agreement` + `team_agreement` must be at most 1 for every system; got "
@@ -168,21 +172,11 @@ def synthetic_universe(
     return SyntheticUniverse(truth, systems, teams)
 
 
-def _per_system(value, name, n, open_low, open_high) -> np.ndarray:
-    arr = (
-        np.broadcast_to(np.asarray(value, dtype=float), (n,)).copy()
-        if np.ndim(value) == 0
-        else np.asarray(value, dtype=float)
-    )
-    if arr.shape != (n,):
+def _per_system(value: Any, name: str, n: int) -> np.ndarray:
+    """Broadcast a checked number or 1-d array to ``n`` floats, one per system."""
+    arr = np.asarray(value, dtype=float)  # a default is not normalised
+    if arr.ndim == 1 and arr.size != n:
         raise ValueError(
-            f"`{name}` must be a number or have one entry per system ({n}); got shape {arr.shape}."
+            f"`{name}` must be a number or have one entry per system ({n}); got {arr.size} entries."
         )
-    low_bad = arr <= 0 if open_low else arr < 0
-    high_bad = arr >= 1 if open_high else arr > 1
-    bad = ~np.isfinite(arr) | low_bad | high_bad
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        interval = f"{'(' if open_low else '['}0, 1{')' if open_high else ']'}"
-        raise ValueError(f"`{name}` must be in {interval}; entry {i} is {arr[i].item()!r}.")
-    return arr
+    return np.broadcast_to(arr, (n,)).copy()

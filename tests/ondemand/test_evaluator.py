@@ -122,7 +122,7 @@ def test_errors_name_the_parameter_and_change_nothing(small):
         ev.submit("C", [])
     with pytest.raises(ValueError, match="not a single string"):
         ev.submit("C", "abc")
-    with pytest.raises(ValueError, match="entry 1 is -1.0"):
+    with pytest.raises(ValueError, match=r"`weights` must be .* positive numbers; .*is -1\)"):
         ev.submit("C", ["a", "b"], weights=[1, -1])
     with pytest.raises(ValueError, match="one entry per predicted id \\(2\\)"):
         ev.submit("C", ["a", "b"], weights=[1])

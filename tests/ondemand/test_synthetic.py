@@ -40,7 +40,11 @@ def test_teams_and_exhaustive_sample():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"precision": 1.5}, "`precision` must be in \\(0, 1\\]; entry 0 is 1.5"),
+        (
+            {"precision": 1.5},
+            r"`precision` must be a number in the half-open interval \(0, 1\] or .*; got 1\.5\.",
+        ),
+        ({"precision": [0.5, 1.5, 0.5]}, r"got \[0\.5, 1\.5, 0\.5\] \(entry 1 is 1\.5\)"),
         ({"recall": [0.2, 0.3]}, "one entry per system \\(3\\)"),
         ({"agreement": 0.8, "team_agreement": 0.5}, "must be at most 1"),
         ({"n_false": 10}, "`n_false` is too small"),
