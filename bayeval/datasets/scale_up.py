@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bayeval._constraints import Integer, Seed, validate
+from bayeval._constraints import Array, Integer, Seed, validate
 from bayeval._core.philox import position_uniforms
 from bayeval._validation import check_labels, check_positions, philox_key
 from bayeval.oracles import CallableOracle
@@ -79,7 +79,7 @@ class ScaledList:
     True
     """
 
-    @validate(factor=Integer(minimum=1), rng=Seed())
+    @validate(probabilities=Array(at_least=0, at_most=1), factor=Integer(minimum=1), rng=Seed())
     def __init__(
         self,
         probabilities: ArrayLike,
@@ -87,18 +87,9 @@ class ScaledList:
         *,
         rng: int | np.random.Generator | None = None,
     ):
-        q = np.asarray(probabilities, dtype=np.float64)
-        if q.ndim != 1 or q.size == 0:
-            raise ValueError(
-                f"`probabilities` must be a non-empty 1-d sequence; got shape {q.shape}."
-            )
-        bad = ~(np.isfinite(q) & (q >= 0.0) & (q <= 1.0))
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"`probabilities` must lie in [0, 1]; entry {i} is {q[i].item()!r}.")
+        q = probabilities  # a float64 copy of the caller's
         self._factor = factor
         self._key = philox_key(rng)
-        q = q.copy()
         q.flags.writeable = False
         self._q = q
         cum = np.empty(q.size + 1)
