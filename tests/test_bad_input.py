@@ -93,6 +93,7 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.models.score_calibration.ScoreCalibration",
         "bayeval.models.dirichlet_tree.DirichletTree",
         "bayeval.measures.classification.FScore",
+        "bayeval.measures.curve.PrecisionRecallCurve",
         "bayeval.intervals.design.expected_interval_width",
         "bayeval.intervals.design.expected_width_grid",
         "bayeval.intervals.design.recommend_allocation",

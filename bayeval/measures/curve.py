@@ -7,7 +7,8 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from bayeval.measures._base import Measure, first_index, ratio
+from bayeval._constraints import Array, validate_fields
+from bayeval.measures._base import Measure, ratio
 from bayeval.measures.layout import format_threshold
 
 __all__ = ["PrecisionRecallCurve"]
@@ -17,6 +18,7 @@ __all__ = ["PrecisionRecallCurve"]
 
 
 @dataclass(frozen=True)
+@validate_fields(thresholds=Array(increasing=True, atleast_1d=True))
 class PrecisionRecallCurve(Measure):
     """Precision and recall at each of ``L`` score thresholds (Example 2 of [1]_).
 
@@ -55,25 +57,8 @@ class PrecisionRecallCurve(Measure):
     _output_kind: ClassVar[str] = "score"
     _name: ClassVar[str] = "precision_recall_curve"
 
-    def __post_init__(self):
-        try:
-            t = np.atleast_1d(np.asarray(self.thresholds, dtype=np.float64))
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"`thresholds` must be a 1-d sequence of numbers; got {self.thresholds!r}."
-            ) from None
-        if t.ndim != 1 or t.size == 0:
-            raise ValueError(f"`thresholds` must be a non-empty 1-d sequence; got shape {t.shape}.")
-        if not np.isfinite(t).all():
-            i = first_index(~np.isfinite(t))
-            raise ValueError(f"`thresholds` must be finite; entry {i} is {float(t[i])!r}.")
-        if t.size > 1 and not (np.diff(t) > 0).all():
-            i = first_index(np.diff(t) <= 0) + 1
-            raise ValueError(
-                f"`thresholds` must be strictly increasing; entry {i} ({float(t[i])!r}) does not "
-                f"exceed entry {i - 1} ({float(t[i - 1])!r})."
-            )
-        object.__setattr__(self, "thresholds", tuple(float(v) for v in t))
+    def __post_init__(self):  # after validate_fields: a strictly increasing float64 array
+        object.__setattr__(self, "thresholds", tuple(self.thresholds.tolist()))
 
     @property
     def dim(self) -> int:
