@@ -162,7 +162,7 @@ def test_bad_value_is_refused_with_a_clear_message(func, name):
         (Flag(), 1, "True or False"),
         (Text(), 1, "a string"),
         (Text(nonempty=True), "", "a non-empty string"),
-        (AnyOf(Text(), Flag()), 1, "a string or True or False"),
+        (AnyOf(Text(), Flag()), 1, "a string, True or False"),
         (Instance(int, "an int"), "1", "an int"),
         (Array(at_least=0, at_most=1), [0.5, np.float64(1.5)], "entry 1 is 1.5"),
         (Array(at_least=0), [[0.5]], "a non-empty 1-d array of non-negative numbers"),

@@ -171,7 +171,7 @@ def test_plot_ranks_are_sorted_unique_and_cover_the_ends(paula_result):
         ({"true_precision": np.ones(10)}, r"`true_precision` must have one value per rank 1..N"),
         ({"true_precision": lambda r: np.ones(3)}, r"`true_precision` must return one value"),
         ({"true_precision": "high"}, r"`true_precision` must be an array"),
-        ({"ax": "axes"}, r"`ax` must be a matplotlib Axes or None; got str"),
+        ({"ax": "axes"}, r"`ax` must be a matplotlib Axes; got 'axes'"),
         ({"log_x": "yes"}, r"`log_x` must be True or False"),
     ],
 )

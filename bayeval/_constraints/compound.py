@@ -28,7 +28,7 @@ class AnyOf(Constraint):
     >>> title.check(1, "title")
     Traceback (most recent call last):
     ...
-    ValueError: `title` must be a string or True or False; got 1.
+    ValueError: `title` must be a string, True or False; got 1.
     """
 
     def __init__(self, *options: Constraint):
@@ -46,7 +46,8 @@ class AnyOf(Constraint):
 
     def allowed(self):
         words = [option.allowed() for option in self.options]
-        return f"{', '.join(words[:-1])} or {words[-1]}"
+        last = ", " if " or " in words[-1] else " or "  # "a string, True or False"
+        return f"{', '.join(words[:-1])}{last}{words[-1]}"
 
     def bad_example(self):
         for option in self.options:

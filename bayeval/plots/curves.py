@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bayeval._constraints import Flag, validate
+from bayeval._constraints import AnyOf, Flag, Instance, Optional, Text, validate
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -132,7 +132,12 @@ def _true_values(true_precision: Any, ranks: np.ndarray, n_items: int) -> np.nda
     return values[ranks - 1]
 
 
-@validate(log_x=Flag(), legend=Flag())
+@validate(
+    ax=Optional(Instance("matplotlib.axes.Axes", "a matplotlib Axes")),
+    log_x=Flag(),
+    title=AnyOf(Text(), Flag()),
+    legend=Flag(),
+)
 def plot_curve(
     result: Any,
     *,
@@ -218,16 +223,10 @@ def plot_curve(
         raise ValueError(
             f"`result` must be a bayeval.curves.CurveResult; got {type(result).__name__}."
         )
-    if not isinstance(title, str | bool | np.bool_):
-        raise ValueError(f"`title` must be a string, True or False; got {title!r}.")
-
     import matplotlib.pyplot as plt
-    from matplotlib.axes import Axes
 
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 4.8), layout="constrained")
-    elif not isinstance(ax, Axes):
-        raise ValueError(f"`ax` must be a matplotlib Axes or None; got {type(ax).__name__}.")
 
     n = int(result.n_items)
     ranks = plot_ranks(result)
