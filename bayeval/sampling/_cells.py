@@ -6,6 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from bayeval._constraints import AnyOf, Instance, OneOf
+from bayeval.strata.partition import METHODS, Strata
+
 __all__ = ["Cells", "score_cells"]
 
 _CHUNK = 1 << 22
@@ -71,6 +74,12 @@ def contains(sorted_values: np.ndarray, query: np.ndarray) -> np.ndarray:
     return sorted_values[at] == query
 
 
+#: ``strata`` of the samplers that cut the pool by score: ready-made strata (that they cut this
+#: pool is checked by :func:`score_cells`, against the pool) or a method of
+#: :func:`bayeval.strata.stratify`.
+STRATA = AnyOf(Instance(Strata, "a bayeval.strata.Strata"), OneOf(METHODS))
+
+
 def score_cells(target, strata: Any, n_strata: int, *, system: int = 0):
     """Cells of a pool (strata by score x loss pattern) and each cell's mean prior response.
 
@@ -94,8 +103,6 @@ def score_cells(target, strata: Any, n_strata: int, *, system: int = 0):
         ``(n_cells,)`` mean of ``P(y = 1 | x)`` read from the scores (see
         :meth:`Target.prior_positive`), 0.5 in empty cells.
     """
-    from bayeval.strata import Strata
-
     pool = target.pool
     if isinstance(strata, Strata):
         if strata.n_items != pool.size:

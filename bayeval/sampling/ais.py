@@ -6,12 +6,22 @@ from typing import Any, Literal
 
 import numpy as np
 
-from bayeval._constraints import Integer, OneOf, Positive, Seed, Share, validate
+from bayeval._constraints import (
+    Instance,
+    Integer,
+    OneOf,
+    Optional,
+    Positive,
+    Seed,
+    Share,
+    validate,
+)
 from bayeval._validation import check_rng
 from bayeval.measures.layout import measure_variables
 from bayeval.measures.target import NEEDS_FINITE_LOSSES
+from bayeval.models.dirichlet_tree import DirichletTree
 from bayeval.models.score_calibration import ScoreCalibration
-from bayeval.sampling._cells import contains, score_cells
+from bayeval.sampling._cells import STRATA, contains, score_cells
 from bayeval.sampling._proposal import cell_weights, model_R, pattern_norms
 from bayeval.sampling.base import ImportanceSampler
 from bayeval.sampling.estimate import DataTreePosterior
@@ -130,6 +140,8 @@ class AIS(ImportanceSampler):
     method = "ais"
 
     @validate(
+        model=Optional(Instance(DirichletTree, "a bayeval.models.DirichletTree")),
+        strata=STRATA,
         epsilon0=Positive(),
         response=OneOf(("predictive", "mode")),
         sweeps=Integer(minimum=1),
@@ -137,6 +149,7 @@ class AIS(ImportanceSampler):
         defensive=Share(),
         posterior_draws=Integer(minimum=1),
         posterior_thin=Integer(minimum=1),
+        calibration=Optional(Instance(ScoreCalibration, "a bayeval.models.ScoreCalibration")),
         batch_size=Integer(minimum=1),
         rng=Seed(),
     )
@@ -158,15 +171,12 @@ class AIS(ImportanceSampler):
         batch_size: int = 50,
         rng: Any = None,
     ):
-        from bayeval.models.dirichlet_tree import DirichletTree
         from bayeval.strata import tree_over_strata
 
         super().__init__(pool, measure, batch_size=batch_size, rng=rng)
         if self.target.table is None:
             raise ValueError(NEEDS_FINITE_LOSSES.format(name="AIS", measure=measure))
         model = DirichletTree() if model is None else model
-        if not isinstance(model, DirichletTree):
-            raise ValueError(f"`model` must be a bayeval.models.DirichletTree; got {model!r}.")
         self.epsilon0, self.response, self.sweeps = epsilon0, response, sweeps
         self.anchor, self.defensive = anchor, defensive
         self.posterior_draws, self.posterior_thin = posterior_draws, posterior_thin
@@ -189,11 +199,6 @@ class AIS(ImportanceSampler):
         self._chain = self.model.prior
         self._calibration = None
         if calibration is not None:
-            if not isinstance(calibration, ScoreCalibration):
-                raise ValueError(
-                    "`calibration` must be a bayeval.models.ScoreCalibration or None; got "
-                    f"{calibration!r}."
-                )
             self._calibration = self._bound_model(calibration, self.target)
             self._calibration_start = None  # the proposal's own warm start
             self._cell_t, self._cell_group = self._calibration.cell_covariates(

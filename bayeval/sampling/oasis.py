@@ -8,7 +8,7 @@ import numpy as np
 
 from bayeval._constraints import Integer, Nonnegative, Prob, Seed, validate
 from bayeval.measures.target import NEEDS_FINITE_LOSSES
-from bayeval.sampling._cells import score_cells
+from bayeval.sampling._cells import STRATA, score_cells
 from bayeval.sampling._proposal import model_R, pattern_norms
 from bayeval.sampling.static import CellIS
 
@@ -85,7 +85,12 @@ class OASIS(CellIS):
     method = "oasis"
 
     @validate(
-        prior_strength=Nonnegative(), epsilon=Prob(), batch_size=Integer(minimum=1), rng=Seed()
+        strata=STRATA,
+        n_strata=Integer(minimum=1),
+        prior_strength=Nonnegative(),
+        epsilon=Prob(),
+        batch_size=Integer(minimum=1),
+        rng=Seed(),
     )
     def __init__(
         self,

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from bayeval._constraints import Integer, Prob, Seed, validate
+from bayeval._constraints import AnyOf, Instance, Integer, OneOf, Prob, Seed, validate
 from bayeval._validation import check_choice
 from bayeval.sampling.base import Sampler
 from bayeval.sampling.estimate import Estimate
@@ -58,7 +58,13 @@ class Run:
     history: Any
 
 
-@validate(budget=Integer(minimum=1), prob=Prob(), rng=Seed())
+@validate(
+    budget=Integer(minimum=1),
+    sampler=AnyOf(Instance(Sampler, "a bayeval.sampling.Sampler"), OneOf(SAMPLERS)),
+    batch_size=Integer(minimum=1),
+    prob=Prob(),
+    rng=Seed(),
+)
 def evaluate(
     pool: Any,
     measure: Any,

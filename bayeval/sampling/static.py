@@ -8,7 +8,7 @@ import numpy as np
 
 from bayeval._constraints import Integer, Positive, Seed, validate
 from bayeval.measures.target import NEEDS_FINITE_LOSSES
-from bayeval.sampling._cells import score_cells
+from bayeval.sampling._cells import STRATA, score_cells
 from bayeval.sampling._proposal import cell_weights, model_R, pattern_norms
 from bayeval.sampling.base import ImportanceSampler
 
@@ -92,7 +92,13 @@ class StaticIS(CellIS):
 
     method = "static_is"
 
-    @validate(epsilon0=Positive(), batch_size=Integer(minimum=1), rng=Seed())
+    @validate(
+        strata=STRATA,
+        n_strata=Integer(minimum=1),
+        epsilon0=Positive(),
+        batch_size=Integer(minimum=1),
+        rng=Seed(),
+    )
     def __init__(
         self,
         pool: Any,

@@ -8,7 +8,7 @@ import numpy as np
 
 from bayeval._constraints import Integer, OneOf, Seed, validate
 from bayeval._core.normal import clip_covariance
-from bayeval.sampling._cells import score_cells
+from bayeval.sampling._cells import STRATA, score_cells
 from bayeval.sampling._proposal import model_R
 from bayeval.sampling.base import NEEDS_STAGE, Sampler
 from bayeval.sampling.estimate import Estimate
@@ -80,6 +80,7 @@ class Stratified(Sampler):
 
     @validate(
         allocation=OneOf(("proportional", "neyman")),
+        strata=STRATA,
         n_strata=Integer(minimum=1),
         min_per_stratum=Integer(minimum=1),
         batch_size=Integer(minimum=1),

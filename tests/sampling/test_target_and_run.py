@@ -86,7 +86,7 @@ def test_evaluate_refuses_bad_input():
         be.evaluate(pool, be.measures.Accuracy(), truth, budget=101)
     with pytest.raises(ValueError, match="`budget` must be an integer >= 1"):
         be.evaluate(pool, be.measures.Accuracy(), truth, budget=0)
-    with pytest.raises(ValueError, match="`sampler` must be one of"):
+    with pytest.raises(ValueError, match="`sampler` must be a bayeval.sampling.Sampler or one of"):
         be.evaluate(pool, be.measures.Accuracy(), truth, budget=10, sampler="oasis?")
     with pytest.raises(ValueError, match="one label per pool item"):
         be.evaluate(pool, be.measures.Accuracy(), truth[:50], budget=10)
