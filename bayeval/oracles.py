@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bayeval._constraints import Flag, Integer, Optional, Real, Seed, validate
+from bayeval._constraints import Flag, Instance, Integer, Optional, Real, Seed, validate
 from bayeval._core.philox import position_uniforms
 from bayeval._validation import (
     LABEL_SPELLINGS,
@@ -315,7 +315,9 @@ class CallableOracle(Oracle):
     4
     """
 
-    @validate(**COUNTS, vectorized=Flag())
+    @validate(
+        fn=Instance(Callable, "a callable", example=lambda: bool), **COUNTS, vectorized=Flag()
+    )
     def __init__(
         self,
         fn: Callable[[Any], Any],
@@ -324,8 +326,6 @@ class CallableOracle(Oracle):
         budget: int | None = None,
         vectorized: bool = False,
     ):
-        if not callable(fn):
-            raise ValueError(f"`fn` must be callable; got {fn!r}.")
         self._fn, self._vectorized = fn, vectorized
         super().__init__(n_items=n_items, budget=budget)
 
@@ -420,7 +420,12 @@ class NoisyOracle(Oracle):
 
     _STREAM = 1  # Philox counter word 2: keeps flips independent of scale_up's draws
 
-    @validate(eta=Real(at_least=0, below=0.5), rng=Seed(), budget=COUNTS["budget"])
+    @validate(
+        oracle=Instance(Oracle, "a bayeval.oracles.Oracle", example=lambda: LabelOracle([0, 1])),
+        eta=Real(at_least=0, below=0.5),
+        rng=Seed(),
+        budget=COUNTS["budget"],
+    )
     def __init__(
         self,
         oracle: Oracle,
@@ -429,10 +434,6 @@ class NoisyOracle(Oracle):
         rng: int | np.random.Generator | None = None,
         budget: int | None = None,
     ):
-        if not isinstance(oracle, Oracle):
-            raise ValueError(
-                f"`oracle` must be a bayeval.oracles.Oracle; got {type(oracle).__name__}."
-            )
         self._oracle, self._eta = oracle, eta
         self._key = philox_key(rng)
         super().__init__(n_items=oracle.n_items, budget=budget)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bayeval._constraints import validate
+from bayeval._constraints import Array, validate
 from bayeval._core.score_strata import CHUNK
 from bayeval._validation import check_scores
 from bayeval.strata.partition import STRATIFY_CONSTRAINTS, Method, Strata, stratify_scores
@@ -163,6 +163,7 @@ class Pool:
 
     __slots__ = ("_ids", "_order", "_predictions", "_scores", "_lo", "_hi", "systems", "threshold")
 
+    @validate(threshold=Array(ndim=(0, 1)))
     def __init__(
         self,
         scores: Any,
@@ -172,17 +173,17 @@ class Pool:
         *,
         systems: Sequence[str] | None = None,
     ):
+        # checked here, against each other and the scores: scores (in chunks, without a copy),
+        # predictions, one threshold per system, ids and systems
         arr, lo, hi = check_scores(scores, "scores", ndim=(1, 2))
         n_systems = 1 if arr.ndim == 1 else arr.shape[1]
         if predictions is None:
-            thr = np.asarray(threshold, dtype=np.float64) if _is_numeric(threshold) else None
-            if thr is None or thr.ndim > 1 or (thr.ndim == 1 and thr.size != n_systems):
+            thr = np.asarray(threshold, dtype=np.float64)  # a default is not normalised
+            if thr.ndim == 1 and thr.size != n_systems:
                 raise ValueError(
-                    "`threshold` must be a number, or one number per system "
-                    f"({n_systems}); got {threshold!r}."
+                    f"`threshold` must be a number, or one number per system ({n_systems}); "
+                    f"got {thr.size} numbers."
                 )
-            if not np.isfinite(thr).all():
-                raise ValueError(f"`threshold` must be finite; got {threshold!r}.")
             if arr.ndim == 1 and thr.ndim == 1:
                 thr = thr[0]
             pred = np.empty(arr.shape, dtype=np.int8)
@@ -456,13 +457,6 @@ class Pool:
     def __repr__(self) -> str:
         ids = "default" if self._ids is None else "explicit"
         return f"Pool(size={self.size}, n_systems={self.n_systems}, ids={ids!r})"
-
-
-def _is_numeric(value: Any) -> bool:
-    arr = np.asarray(value)
-    return arr.dtype != bool and (
-        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
-    )
 
 
 def _frame_values(df: pd.DataFrame, columns: list, multi: bool) -> np.ndarray:

@@ -263,7 +263,7 @@ def test_callable_oracle_validates_options(kwargs, match):
 
 
 def test_callable_oracle_needs_a_callable():
-    with pytest.raises(ValueError, match="`fn` must be callable; got 3"):
+    with pytest.raises(ValueError, match="`fn` must be a callable; got 3"):
         CallableOracle(3)
 
 
@@ -358,7 +358,7 @@ def test_noisy_oracle_validates_eta(eta, match):
 
 
 def test_noisy_oracle_validates_oracle_and_rng():
-    with pytest.raises(ValueError, match="`oracle` must be a bayeval.oracles.Oracle; got list"):
+    with pytest.raises(ValueError, match=r"`oracle` must be a bayeval.oracles.Oracle; got \["):
         NoisyOracle([0, 1], 0.1)
     with pytest.raises(ValueError, match="`rng` must be None, an int seed"):
         NoisyOracle(LabelOracle(LABELS), 0.1, rng="seed")

@@ -70,8 +70,9 @@ def test_given_predictions():
         ),
         ({"scores": [0.1, 0.2], "predictions": [0, 1, 1]}, r"shape of `scores`, \(2,\)"),
         ({"scores": [0.1, 0.2], "predictions": ["0", "1"]}, r"got dtype <U1"),
-        ({"scores": [0.1, 0.2], "threshold": "high"}, r"`threshold` must be a number"),
-        ({"scores": [0.1, 0.2], "threshold": np.nan}, r"`threshold` must be finite"),
+        ({"scores": [0.1, 0.2], "threshold": "high"}, r"`threshold` must be a finite number or"),
+        ({"scores": [0.1, 0.2], "threshold": np.nan}, r"`threshold` must be .*; got nan\."),
+        ({"scores": [0.1, 0.2], "threshold": True}, r"`threshold` must be .*; got True\."),
         ({"scores": [[0.1, 0.2]], "threshold": [0.5, 0.5, 0.5]}, r"one number per system \(2\)"),
         ({"scores": [0.1, 0.2], "ids": [5, 5]}, r"`ids` must be unique; id 5 appears at 0 and 1"),
         (

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from bayeval._validation import check_int
+from bayeval._constraints import Integer, Optional, validate
 
 __all__ = ["StrataTree", "tree_over_strata"]
 
@@ -121,6 +121,11 @@ def _fit_depth(n: int, branching: int) -> int:
     return d
 
 
+@validate(
+    n_strata=Integer(minimum=1),
+    branching=Optional(Integer(minimum=2)),
+    depth=Optional(Integer(minimum=0)),
+)
 def tree_over_strata(
     n_strata: int, branching: int | None = None, depth: int | None = None
 ) -> StrataTree:
@@ -191,11 +196,7 @@ def tree_over_strata(
     >>> tree_over_strata(256).depth, tree_over_strata(256, depth=1).branching
     (8, 256)
     """
-    n = check_int(n_strata, "n_strata", minimum=1)
-    if depth is not None:
-        depth = check_int(depth, "depth", minimum=0)
-    if branching is not None:
-        branching = check_int(branching, "branching", minimum=2)
+    n = n_strata
     if branching is None:
         if depth is None or depth == 0:
             branching = 2
