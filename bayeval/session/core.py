@@ -66,7 +66,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 import bayeval.session._store as store
-from bayeval._constraints import Integer, OneOf, Optional, Positive, Prob, validate
+from bayeval._constraints import Integer, OneOf, Optional, Positive, Prob, Text, validate
 from bayeval._validation import check_choice
 from bayeval.session._store import SessionInUseError
 
@@ -310,6 +310,7 @@ class Session:
             raise
         return ids
 
+    @validate(annotator=Optional(Text()))
     def tell(self, ids: Any, labels: Any, annotator: str | None = None) -> None:
         """Record answers (committed to the file before this returns).
 
@@ -335,11 +336,10 @@ class Session:
         """
         self.record(ids, labels, annotator)
 
+    @validate(annotator=Optional(Text()))
     def record(self, ids: Any, labels: Any, annotator: str | None = None) -> int:
         """Do what :meth:`tell` does, and return how many answers were recorded."""
         self.check_writable()
-        if annotator is not None and not isinstance(annotator, str):
-            raise ValueError(f"`annotator` must be a string or None; got {annotator!r}.")
         sampler = self.sampler
         positions, values = sampler.told(ids, labels)
         if self.meta["sampler"] == "stochastic_ais":  # every answer is a draw's label

@@ -65,7 +65,7 @@ from typing import Any
 
 import numpy as np
 
-from bayeval._validation import check_choice
+from bayeval._constraints import OneOf, Optional, Text, validate
 from bayeval.session.label_studio import (
     check_choices,
     label_studio_config,
@@ -118,6 +118,7 @@ class _Answer:
 
 
 # -- export --------------------------------------------------------------------------------------
+@validate(format=Optional(OneOf(FORMATS)))
 def export_pending(session: Any, path: Any, format: str | None = None, data: Any = None) -> int:
     """Write the pending questions of ``session`` to a file, in the order they were asked.
 
@@ -265,6 +266,7 @@ def _write_csv(path: Path, rows: list[dict], columns: list[str]) -> None:
 
 
 # -- import --------------------------------------------------------------------------------------
+@validate(format=Optional(OneOf(FORMATS)), annotator=Optional(Text()))
 def import_answers(
     session: Any,
     path: Any,
@@ -322,8 +324,6 @@ def import_answers(
     """
     path = Path(path)
     fmt = _format(path, format)
-    if annotator is not None and not isinstance(annotator, str):
-        raise ValueError(f"`annotator` must be a string or None; got {annotator!r}.")
     if choices is not None and fmt != "label-studio":
         raise ValueError(f"`choices` applies to Label Studio files only; {path} is {fmt}.")
     session.check_writable()
@@ -497,8 +497,8 @@ def _label(value: Any, path: Path, where: str) -> int | None:
 
 # -- helpers -------------------------------------------------------------------------------------
 def _format(path: Path, format: str | None) -> str:
-    if format is not None:
-        return check_choice(format, FORMATS, "format")
+    if format is not None:  # checked (export_pending, import_answers)
+        return format
     fmt = _SUFFIXES.get(path.suffix.lower())
     if fmt is None:
         raise ValueError(
