@@ -8,9 +8,9 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from bayeval._constraints import Integer, Seed, validate
+from bayeval._constraints import Integer, OneOf, Optional, Seed, validate
 from bayeval._core.normal import clip_covariance
-from bayeval._validation import check_binary, check_choice, check_int, check_rng
+from bayeval._validation import check_binary, check_rng
 from bayeval.measures.target import Target
 from bayeval.sampling.estimate import Estimate
 
@@ -84,6 +84,7 @@ class Sampler(ABC):
         positions = self._labelled_positions()
         return self._ids(positions), self._label_array(positions)
 
+    @validate(n=Optional(Integer(minimum=1)))
     def ask(self, n: int | None = None) -> np.ndarray:
         """Choose ``n`` new items to label.
 
@@ -103,7 +104,7 @@ class Sampler(ABC):
             If ``n`` is not a positive integer or exceeds the items the sampler can still draw.
         """
         self._check_live()
-        n = self.batch_size if n is None else check_int(n, "n", minimum=1)
+        n = self.batch_size if n is None else n
         available = self._available()
         if n > available:
             raise ValueError(
@@ -155,6 +156,7 @@ class Sampler(ABC):
             self.stage += 1
             self._update()
 
+    @validate(variance=OneOf(("martingale", "paper")))
     def estimate(
         self,
         *,
@@ -193,7 +195,6 @@ class Sampler(ABC):
         """
         if not self._labels:
             raise ValueError("estimate() needs labels: ask() for items and tell() their labels.")
-        check_choice(variance, ("martingale", "paper"), "variance")
         target = self.target
         if measure is not None:
             target = self._target_of(measure)

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from bayeval._constraints import Integer, Optional, validate
 from bayeval._core.dirichlet_tree import dirichlet_tree_predictive
-from bayeval._validation import check_int
 from bayeval.sampling._proposal import model_R, pattern_norms
 from bayeval.sampling.ais import AIS
 
@@ -95,6 +95,7 @@ class StochasticAIS(AIS):
         waiting = [p for p, queue in self._waiting.items() for _ in queue]
         return self._ids(np.array(sorted(waiting), dtype=np.int64))
 
+    @validate(n=Optional(Integer(minimum=1)))
     def ask(self, n: int | None = None) -> np.ndarray:
         """Draw ``n`` items from the current proposal; each draw needs its own label.
 
@@ -108,7 +109,7 @@ class StochasticAIS(AIS):
         numpy.ndarray
             Pool ids, in the order drawn.
         """
-        n = self.batch_size if n is None else check_int(n, "n", minimum=1)
+        n = self.batch_size if n is None else n
         positions, q = self._draw(n)
         start = len(self._draw_y)
         for i, p in enumerate(positions):
