@@ -92,6 +92,7 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.pool.Pool.stratify",
         "bayeval.ondemand.evaluator.OnDemandEvaluator.__init__",
         "bayeval.ondemand.evaluator.OnDemandEvaluator.submit",
+        "bayeval.ondemand.evaluator.OnDemandEvaluator.tell",
         "bayeval.session.core.Session.stop_reason",
         "bayeval.models.score_calibration.ScoreCalibration",
         "bayeval.models.dirichlet_tree.DirichletTree",
@@ -261,6 +262,7 @@ NEW_CONSTRAINTS = [
     SequenceOf(OneOf(("a", "b"))),
     SequenceOf(Whole(minimum=1)),
     Optional(Instance(int, "an int")),
+    Instance("collections.abc.Hashable", "a hashable id", example=lambda: "id"),
 ]
 
 

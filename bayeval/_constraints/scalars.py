@@ -350,7 +350,12 @@ class Instance(Constraint):
         return self.words
 
     def bad_example(self):
-        return "no-such-object"
+        for bad in ("no-such-object", ["no-such-object"]):  # a list for str or Hashable
+            try:
+                self.check(bad, "value")
+            except ValueError:
+                return bad
+        raise TypeError(f"no bad example of {self.words}")
 
     def good_example(self):
         if self.example is None:
