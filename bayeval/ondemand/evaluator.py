@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from typing import Any, Literal
 
 import numpy as np
@@ -12,12 +12,14 @@ from scipy import stats
 
 from bayeval._constraints import (
     Array,
+    Instance,
     Integer,
     OneOf,
     Optional,
     Positive,
     Prob,
     Seed,
+    SequenceOf,
     Text,
     validate,
 )
@@ -40,6 +42,9 @@ INTERVAL_NAMES = {
     "bootstrap": "percentile bootstrap over each independent sample",
     "bayes": "Bayesian bootstrap over each independent sample (equal-tailed)",
 }
+#: An instance id (numpy scalars in an array become Python ones) and a non-empty list of them.
+ID = Instance(Hashable, "a hashable id (a string or an integer)", example=lambda: "id")
+IDS = SequenceOf(ID)
 
 
 class OnDemandEvaluator:
@@ -112,7 +117,7 @@ class OnDemandEvaluator:
     [0.57, 0.67]
     """
 
-    @validate(target_se=Positive(), max_samples=Integer(minimum=1), rng=Seed())
+    @validate(exhaustive=IDS, target_se=Positive(), max_samples=Integer(minimum=1), rng=Seed())
     def __init__(
         self,
         exhaustive: Iterable[Any],
@@ -121,12 +126,7 @@ class OnDemandEvaluator:
         max_samples: int = 2000,
         rng: Any = None,
     ) -> None:
-        exhaustive = _id_list(exhaustive, "exhaustive")
-        if not exhaustive:
-            raise ValueError(
-                "`exhaustive` must hold at least one true instance id (the sample Y_0 that "
-                "recall is measured against); got an empty sequence."
-            )
+        exhaustive = list(exhaustive)
         self.target_se, self.max_samples = target_se, max_samples
         self._seed = int(check_rng(rng).integers(2**63))
         self._reg = Registry(exhaustive)
@@ -155,6 +155,7 @@ class OnDemandEvaluator:
 
     @validate(
         name=Text(nonempty=True),
+        predicted_ids=IDS,
         weights=Optional(Array(above=0)),
         n_samples=Optional(Integer(minimum=0)),
     )
@@ -187,12 +188,7 @@ class OnDemandEvaluator:
             The number of drawn instances that still need a label; :meth:`ask` returns them.
         """
         name = self._check_name(name)
-        ids = _id_list(predicted_ids, "predicted_ids")
-        if not ids:
-            raise ValueError(
-                f"`predicted_ids` of system {name!r} is empty; a system must "
-                "predict at least one instance."
-            )
+        ids = list(predicted_ids)
         if len(set(ids)) < len(ids):
             seen, repeated = set(), []
             for x in ids:
@@ -268,6 +264,7 @@ class OnDemandEvaluator:
             pending = pending[:n]
         return self._reg.ids(pending)
 
+    @validate(ids=SequenceOf(ID, min_len=0))
     def tell(self, ids: Iterable[Any], labels: Any) -> None:
         """Record labels (1 = correct instance, 0 = incorrect) of ids returned by :meth:`ask`.
 
@@ -277,7 +274,7 @@ class OnDemandEvaluator:
             For ids that are not pending, repeated ids, labels outside ``{0, 1}`` or lengths
             that differ. Nothing is recorded when an error is raised.
         """
-        ids = _id_list(ids, "ids")
+        ids = list(ids)
         values = check_binary(labels, "labels") if len(ids) else np.empty(0, dtype=np.int8)
         if values.size != len(ids):
             raise ValueError(
@@ -535,26 +532,6 @@ def _resample_weights(rng, kind: str, size: int, n: int) -> np.ndarray:
 def _draw_codes(reg: Registry) -> np.ndarray:
     used = [s.draws[: reg.complete(s)] for s in reg.systems]
     return np.concatenate(used) if used else np.empty(0, dtype=np.int64)
-
-
-def _id_list(ids: Any, name: str) -> list:
-    """Return ``ids`` as a list of hashable scalars (numpy scalars become Python ones)."""
-    if isinstance(ids, str | bytes):
-        raise ValueError(f"`{name}` must be a sequence of ids, not a single string; got {ids!r}.")
-    if isinstance(ids, np.ndarray):
-        ids = ids.tolist()
-    try:
-        out = list(ids)
-    except TypeError:
-        raise ValueError(f"`{name}` must be an iterable of ids; got {ids!r}.") from None
-    for x in out:
-        try:
-            hash(x)
-        except TypeError:
-            raise ValueError(
-                f"`{name}` must contain hashable ids (strings or integers); got {x!r}."
-            ) from None
-    return out
 
 
 def _probabilities(weights: np.ndarray | None, size: int, name: str) -> np.ndarray:

@@ -107,7 +107,7 @@ def test_weights_give_a_weighted_precision(small):
 
 def test_errors_name_the_parameter_and_change_nothing(small):
     ev = be.ondemand.OnDemandEvaluator(["a"], rng=0)
-    with pytest.raises(ValueError, match="`exhaustive` must hold at least one"):
+    with pytest.raises(ValueError, match="`exhaustive` must be a non-empty sequence, each entry a"):
         be.ondemand.OnDemandEvaluator([])
     with pytest.raises(ValueError, match="`target_se` must be a positive number"):
         be.ondemand.OnDemandEvaluator(["a"], target_se=0)
@@ -118,10 +118,12 @@ def test_errors_name_the_parameter_and_change_nothing(small):
         ev.submit("A", small["B"])
     with pytest.raises(ValueError, match="must not repeat an instance; repeated: \\['b'\\]"):
         ev.submit("C", ["b", "b"])
-    with pytest.raises(ValueError, match="is empty"):
+    with pytest.raises(ValueError, match=r"`predicted_ids` must be a non-empty .*; got \[\]\."):
         ev.submit("C", [])
-    with pytest.raises(ValueError, match="not a single string"):
+    with pytest.raises(ValueError, match="`predicted_ids` must be .*; got 'abc'"):
         ev.submit("C", "abc")
+    with pytest.raises(ValueError, match=r"hashable id .*\(entry 1 is \['b'\]\)"):
+        ev.submit("C", ["a", ["b"]])
     with pytest.raises(ValueError, match=r"`weights` must be .* positive numbers; .*is -1\)"):
         ev.submit("C", ["a", "b"], weights=[1, -1])
     with pytest.raises(ValueError, match="one entry per predicted id \\(2\\)"):
