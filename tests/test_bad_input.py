@@ -126,6 +126,7 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.simulate.battery.coverage_battery",
         "bayeval.simulate.battery.honesty_run",
         "bayeval.simulate.scenarios.Scenario.realizations",
+        "bayeval.simulate.scenarios.Scenario",
         "bayeval.stratified_sample.StratifiedSample.__init__",
         "bayeval.strata.tree.tree_over_strata",
         "bayeval.pool.Pool.__init__",

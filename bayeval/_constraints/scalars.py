@@ -325,9 +325,10 @@ class Instance(Constraint):
 
     Parameters
     ----------
-    cls : type or str
-        The class, or its dotted path (``"matplotlib.axes.Axes"``), imported at the first
-        check: the module declaring the constraint need not import a heavy or higher layer.
+    cls : type, tuple of types or str
+        The class (or any of several), or its dotted path (``"matplotlib.axes.Axes"``),
+        imported at the first check: the module declaring the constraint need not import a
+        heavy or higher layer.
     words : str
         What the message calls it, e.g. ``"a matplotlib Axes"``.
     example : callable, optional
@@ -335,7 +336,9 @@ class Instance(Constraint):
         constraint in :class:`Optional` or :class:`AnyOf` to give one).
     """
 
-    def __init__(self, cls: type | str, words: str, *, example: Callable[[], Any] | None = None):
+    def __init__(
+        self, cls: type | tuple | str, words: str, *, example: Callable[[], Any] | None = None
+    ):
         self.cls, self.words, self.example = cls, words, example
 
     def check(self, value, name):

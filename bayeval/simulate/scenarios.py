@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from bayeval._constraints import Integer, Seed, Share, validate
+from bayeval._constraints import Instance, Integer, Seed, Share, Text, validate, validate_fields
 from bayeval._validation import check_real, check_rng
 
 __all__ = [
@@ -219,7 +219,28 @@ class Fraction:
 COLUMNS = ("N", "N1", "N0", "R1", "R0", "n1", "n0", "prevalence", "recall", "precision")
 
 
+_RATE = Instance(
+    (Uniform, LogUniform, PowerUniform),
+    "a Uniform, LogUniform or PowerUniform",
+    example=lambda: Uniform(0.1, 0.5),
+)
+_SAMPLE = Instance(
+    (UniformCapped, Doubling, Fraction),
+    "a UniformCapped, Doubling or Fraction",
+    example=lambda: Fraction(0.01, 0.05),
+)
+
+
 @dataclass(frozen=True)
+@validate_fields(
+    population=_RATE,
+    prevalence=_RATE,
+    recall=_RATE,
+    precision=Instance(PrecisionBound, "a PrecisionBound", example=lambda: PrecisionBound(0, 1)),
+    retrieved_sample=_SAMPLE,
+    unretrieved_sample=_SAMPLE,
+    name=Text(),
+)
 class Scenario:
     """Distributions over populations, retrievals and sample sizes (Webber 2013, §4.1).
 
@@ -263,18 +284,13 @@ class Scenario:
     unretrieved_sample: Any
     name: str = "custom"
 
-    def __post_init__(self):
-        continuous = (Uniform, LogUniform, PowerUniform)
-        samples = (UniformCapped, Doubling, Fraction)
-        for name, kinds, lo, hi in (
-            ("population", continuous, 1.0, math.inf),
-            ("prevalence", continuous, 0.0, 1.0),
-            ("recall", continuous, 0.0, 1.0),
+    def __post_init__(self):  # after validate_fields: what the distributions can produce
+        for name, lo, hi in (
+            ("population", 1.0, math.inf),
+            ("prevalence", 0.0, 1.0),
+            ("recall", 0.0, 1.0),
         ):
             value = getattr(self, name)
-            if not isinstance(value, kinds):
-                allowed = ", ".join(k.__name__ for k in kinds)
-                raise ValueError(f"`{name}` must be one of {allowed}; got {value!r}.")
             low, high = value.support
             if not (lo <= low and high <= hi and (name != "prevalence" or high < 1)):
                 raise ValueError(
@@ -282,12 +298,6 @@ class Scenario:
                     f"{name} can be ({'N >= 1' if name == 'population' else 'a share in [0, 1]'});"
                     f" got {value!r}."
                 )
-        if not isinstance(self.precision, PrecisionBound):
-            raise ValueError(f"`precision` must be a PrecisionBound; got {self.precision!r}.")
-        for name in ("retrieved_sample", "unretrieved_sample"):
-            if not isinstance(getattr(self, name), samples):
-                allowed = ", ".join(k.__name__ for k in samples)
-                raise ValueError(f"`{name}` must be one of {allowed}; got {getattr(self, name)!r}.")
 
     def _draw(self, gen: np.random.Generator, size: int) -> dict[str, np.ndarray]:
         population = np.rint(self.population.draw(gen, size))

@@ -118,7 +118,7 @@ def test_custom_scenario_e_discovery():
         (lambda: simulate.UniformCapped(10, 100, 0), "`fraction`"),
         (lambda: simulate.preset("tiny"), "`name` must be one of"),
         (lambda: _with(prevalence=simulate.Uniform(0.5, 1.2)), "`prevalence` can produce"),
-        (lambda: _with(recall=0.5), "`recall` must be one of"),
+        (lambda: _with(recall=0.5), "`recall` must be a Uniform, LogUniform or PowerUniform"),
         (lambda: _with(precision=simulate.Uniform(0, 1)), "`precision` must be a PrecisionBound"),
         (lambda: _with(retrieved_sample=simulate.Uniform(1, 2)), "`retrieved_sample`"),
         (lambda: simulate.preset("small").realizations(0), "`size`"),
