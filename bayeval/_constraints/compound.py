@@ -262,16 +262,7 @@ of positive numbers; got (0.5, -1) (entry 1 is -1).
             two = False
         if not two:
             raise ValueError(f"`{name}` must be {self.allowed()}; got {shown(value)}.")
-        out = []
-        for i, part in enumerate(value):
-            try:
-                out.append(self.inner.check(part, f"{name}[{i}]"))
-            except ValueError as err:
-                raise ValueError(
-                    f"`{name}` must be {self.allowed()}; got {shown(value)} (entry {i} is "
-                    f"{shown(part)})."
-                ) from err
-        return tuple(out)
+        return _entries(self, value, value, name)
 
     def allowed(self):
         return f"a pair ({', '.join(self.names)}), each {self.inner.allowed()}"
@@ -281,6 +272,20 @@ of positive numbers; got (0.5, -1) (entry 1 is -1).
 
     def good_example(self):
         return (self.inner.good_example(), self.inner.good_example())
+
+
+def _entries(constraint, items, given, name: str) -> tuple:
+    """Check each of ``items`` against ``constraint.inner``; the message names the first bad one."""
+    out = []
+    for i, item in enumerate(items):
+        try:
+            out.append(constraint.inner.check(item, f"{name}[{i}]"))
+        except ValueError as err:
+            raise ValueError(
+                f"`{name}` must be {constraint.allowed()}; got {shown(given)} (entry {i} is "
+                f"{shown(item)})."
+            ) from err
+    return tuple(out)
 
 
 class SequenceOf(Constraint):
@@ -316,16 +321,7 @@ class SequenceOf(Constraint):
         given = value if isinstance(value, list | tuple | np.ndarray) or items is None else items
         if items is None or len(items) < self.min_len:
             raise ValueError(f"`{name}` must be {self.allowed()}; got {shown(given)}.")
-        out = []
-        for i, item in enumerate(items):
-            try:
-                out.append(self.inner.check(item, f"{name}[{i}]"))
-            except ValueError as err:
-                raise ValueError(
-                    f"`{name}` must be {self.allowed()}; got {shown(given)} (entry {i} is "
-                    f"{shown(item)})."
-                ) from err
-        return tuple(out)
+        return _entries(self, items, given, name)
 
     def allowed(self):
         length = "" if self.min_len == 0 else "non-empty " if self.min_len == 1 else ""
