@@ -69,7 +69,9 @@ def test_the_hull_covers_where_the_open_floor_alone_is_too_sure(hidden_run):
     # Jeffreys' prior keeps room for a few hidden positives per thousand low-scored items
     assert ends["open"][0] > true_recall
     assert ends["jeffreys"][0] < true_recall < ends["jeffreys"][1]
-    assert ends["robust"][0] <= ends["jeffreys"][0] and ends["robust"][1] >= ends["open"][1]
+    # and so does the hull (whose ends are its own members', tested above; the fits here draw
+    # other random numbers, so their ends differ from the hull's members' by Monte Carlo error)
+    assert ends["robust"][0] < true_recall < ends["robust"][1]
 
 
 def test_a_robust_estimate_survives_netcdf_with_its_floor_priors(hidden_run, tmp_path):

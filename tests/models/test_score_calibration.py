@@ -317,8 +317,10 @@ def test_the_ceiling_gap_lets_unlabelled_high_scores_hold_negatives():
 
 
 def test_fine_bins_change_nothing():
-    # 1024 bins against 16,384 (nearly item by item): the medians and 2.5/97.5% quantiles of F1
-    # differ by less than their Monte Carlo error (about 0.01 at 4000 draws here)
+    # 1024 bins against 16,384 (nearly item by item): the 2.5/50/97.5% quantiles of F1 differ by
+    # less than four Monte Carlo standard errors of a difference of two fits (the quantiles' sd
+    # over six seeds of 4000 draws here: at most 0.013, 0.0023, 0.0016 for either bin count —
+    # the lower tail, where two labelled positives leave the curve's steepness open, is noisy)
     pool, truth = _pool()
     labelled = np.random.default_rng(4).choice(pool.size, 400, replace=False)
     q = []
@@ -330,7 +332,8 @@ def test_fine_bins_change_nothing():
             .measure_draws()
         )
         q.append(np.quantile(draws, [0.025, 0.5, 0.975]))
-    np.testing.assert_allclose(q[0], q[1], atol=0.015)
+    mc_sd = np.array([0.013, 0.0023, 0.0016])
+    np.testing.assert_array_less(np.abs(q[0] - q[1]), 4 * np.sqrt(2) * mc_sd)
 
 
 def test_several_systems_get_an_intercept_per_prediction_pattern():
