@@ -169,6 +169,12 @@ def main(argv=None) -> None:
     parser.add_argument("--workers", type=int, default=2, help="dask workers (0: none)")
     parser.add_argument("--size", type=int, default=None, help="items of the synthetic pools")
     parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument(
+        "--checkpoint",
+        type=Path,
+        help="file of finished runs (JSON lines): rerun the same command on the same code to "
+        "resume an interrupted battery",
+    )
     parser.add_argument("--quick", action="store_true", help="tiny run, writes nothing")
     parser.add_argument(
         "--show", type=Path, nargs="+", help="print the tables of results files (one per pool)"
@@ -198,7 +204,9 @@ def main(argv=None) -> None:
     loads, stop = [], threading.Event()
     threading.Thread(target=sample_load, args=(loads, stop), daemon=True).start()
     started = time.perf_counter()
-    cells = coverage_battery(pools, samplers, budgets, repeats, client=client, size=size)
+    cells = coverage_battery(
+        pools, samplers, budgets, repeats, client=client, size=size, checkpoint=args.checkpoint
+    )
     seconds = time.perf_counter() - started
     stop.set()
     if client is not None:

@@ -80,12 +80,17 @@ def test_battery_json_matches_the_library():
     assert {c["interval"] for c in cells} == {"design", "default", "robust"}
 
 
-def test_battery_table_and_bad_pool():
+def test_battery_table_checkpoint_and_bad_pool(tmp_path):
+    checkpoint = tmp_path / "runs.jsonl"
     args = ["coverage", "--battery", "--pool", "separated", "--sampler", "passive",
-            "--budget", "60", "--runs", "1", "--size", "3000"]  # fmt: skip
+            "--budget", "60", "--runs", "1", "--size", "3000",
+            "--checkpoint", str(checkpoint)]  # fmt: skip
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "pool separated: coverage of 95% intervals" in result.output
+    header, run = (json.loads(line) for line in checkpoint.read_text().splitlines())
+    assert header["settings"] == {"budgets": [60], "prob": 0.95, "size": 3000}
+    assert run["task"] == ["separated", "passive", 0] and len(run["rows"]) == 9
     bad = runner.invoke(app, ["coverage", "--battery", "--pool", "nowhere", "--runs", "1"])
     assert bad.exit_code == 2
     assert "`pools` must be a non-empty sequence, each entry one of 'separated'" in bad.output

@@ -72,6 +72,14 @@ def coverage(
     size: Annotated[
         int | None, typer.Option(help="--battery: items of the synthetic pools.")
     ] = None,
+    checkpoint: Annotated[
+        Path | None,
+        typer.Option(
+            dir_okay=False,
+            help="--battery: file of finished runs (JSON lines); an interrupted battery "
+            "resumes from it.",
+        ),
+    ] = None,
 ) -> None:
     """Coverage of recall intervals over a scenario's populations, as in Webber (2013) §4.
 
@@ -84,7 +92,7 @@ def coverage(
         typer.echo(f"error: `--workers` must be 0 or more; got {workers}.", err=True)
         raise typer.Exit(code=2)
     if battery:
-        _battery(pool, sampler, budget, runs, size, prob, workers, as_json)
+        _battery(pool, sampler, budget, runs, size, prob, workers, as_json, checkpoint)
         return
     try:
         options = dict(
@@ -170,7 +178,7 @@ def _print(study, table, plot) -> None:
         console.print(f"plot saved to {plot}")
 
 
-def _battery(pools, samplers, budgets, runs, size, prob, workers, as_json) -> None:
+def _battery(pools, samplers, budgets, runs, size, prob, workers, as_json, checkpoint) -> None:
     """``bayeval coverage --battery``: run :func:`bayeval.simulate.battery.coverage_battery`."""
     from bayeval.simulate import battery
 
@@ -181,6 +189,7 @@ def _battery(pools, samplers, budgets, runs, size, prob, workers, as_json) -> No
         repeats=runs,
         prob=prob,
         size=size,
+        checkpoint=checkpoint,
     )
     try:
         if workers:

@@ -26,11 +26,15 @@ differ in the sampler's seed, so coverage is that of the design over this finite
 from __future__ import annotations
 
 import functools
+import json
+import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bayeval._constraints import (
+    Instance,
     Integer,
     OneOf,
     Optional,
@@ -183,6 +187,7 @@ def honesty_run(
     repeats=Integer(minimum=1),
     prob=Prob(),
     size=Optional(Integer(minimum=100)),
+    checkpoint=Optional(Instance((str, os.PathLike), "a file path (str or os.PathLike)")),
 )
 def coverage_battery(
     pools: tuple[str, ...] = BATTERY_POOLS,
@@ -193,6 +198,7 @@ def coverage_battery(
     prob: float = 0.95,
     client: Any = None,
     size: int | None = None,
+    checkpoint: str | os.PathLike | None = None,
 ):
     """Coverage, width and consistency of every interval over repeated runs on every pool.
 
@@ -209,6 +215,11 @@ def coverage_battery(
         Runs the (pool, sampler, seed) tasks on a cluster.
     size : int, optional
         Items of the synthetic pools (see :func:`battery_pool`).
+    checkpoint : str or os.PathLike, optional
+        A file of finished runs (JSON lines, created if missing). Each run is appended as soon
+        as it finishes, and runs already in the file are not run again, so a battery that was
+        interrupted resumes where it stopped. The file's first line holds ``budgets``,
+        ``prob`` and ``size``; a file written with other values is refused.
 
     Returns
     -------
@@ -221,7 +232,12 @@ def coverage_battery(
     """
     import pandas as pd
 
+    budgets = tuple(int(b) for b in budgets)
     tasks = [(p, s, r) for p in pools for s in samplers for r in range(repeats)]
+    finished = {}
+    if checkpoint is not None:
+        settings = {"budgets": list(budgets), "prob": prob, "size": size}
+        finished = _resume(Path(checkpoint), settings)
 
     def one(task):
         p, s, r = task
@@ -231,12 +247,49 @@ def coverage_battery(
             for row in honesty_run(pool, truth, s, budgets, prob=prob, rng=r)
         ]
 
+    def keep(task, rows):
+        if checkpoint is not None:
+            with open(checkpoint, "a") as file:
+                file.write(json.dumps({"task": task, "rows": rows}) + "\n")
+        return rows
+
+    todo = [t for t in tasks if t not in finished]
     if client is None:
-        results = [one(t) for t in tasks]
+        for task in todo:
+            finished[task] = keep(task, one(task))
     else:
-        results = client.gather(client.map(one, tasks, pure=False))
-    runs = pd.DataFrame([row for rows in results for row in rows])
+        from distributed import as_completed
+
+        futures = dict(zip(client.map(one, todo, pure=False), todo, strict=True))
+        for future in as_completed(futures):
+            finished[futures[future]] = keep(futures[future], future.result())
+    runs = pd.DataFrame([row for task in tasks for row in finished[task]])
     return summarise_battery(runs)
+
+
+def _resume(path: Path, settings: dict) -> dict:
+    """Return the runs a checkpoint holds, by (pool, sampler, seed); give a new file its header."""
+    header = json.dumps({"settings": settings})
+    if not path.exists() or path.stat().st_size == 0:
+        path.write_text(header + "\n")
+        return {}
+    lines = path.read_text().splitlines()
+    written = json.loads(lines[0]).get("settings")
+    if written != json.loads(header)["settings"]:
+        raise ValueError(
+            f"`checkpoint` {str(path)!r} holds runs with {written}, not {settings}; "
+            "give another file or the same settings."
+        )
+    finished, whole = {}, [lines[0]]
+    for line in lines[1:]:
+        try:
+            run = json.loads(line)
+        except json.JSONDecodeError:  # the last line, cut short by the interruption
+            break
+        finished[tuple(run["task"])] = run["rows"]
+        whole.append(line)
+    path.write_text("\n".join(whole) + "\n")  # without a cut line, so that appends stay whole
+    return finished
 
 
 def summarise_battery(runs):
