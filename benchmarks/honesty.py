@@ -43,7 +43,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import REPO, git_status, machine_info, markdown_table, sample_load  # noqa: E402
 
-from bayeval.simulate.battery import BATTERY_POOLS, coverage_battery  # noqa: E402
+from bayeval.simulate.battery import (  # noqa: E402
+    BATTERY_POOLS,
+    coverage_battery,
+    summarise_battery,
+)
 
 OUTPUT = REPO / "benchmarks" / "results" / "honesty.json"
 
@@ -160,6 +164,19 @@ def timing(repeats: int = 7) -> dict:
     }
 
 
+def cells_of(path: Path) -> list[dict]:
+    """The cells of a results file, or of the runs a checkpoint holds so far (``.jsonl``)."""
+    if path.suffix != ".jsonl":
+        return json.loads(path.read_text())["cells"]
+    runs = []
+    for line in path.read_text().splitlines()[1:]:  # after the settings
+        try:
+            runs.extend(json.loads(line)["rows"])
+        except json.JSONDecodeError:  # a line being written
+            break
+    return summarise_battery(pd.DataFrame(runs)).to_dict("records")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pools", default=",".join(BATTERY_POOLS))
@@ -177,12 +194,15 @@ def main(argv=None) -> None:
     )
     parser.add_argument("--quick", action="store_true", help="tiny run, writes nothing")
     parser.add_argument(
-        "--show", type=Path, nargs="+", help="print the tables of results files (one per pool)"
+        "--show",
+        type=Path,
+        nargs="+",
+        help="print the tables of results files (one per pool), or of checkpoints so far",
     )
     parser.add_argument("--timing-only", action="store_true", help="only the timing section")
     args = parser.parse_args(argv)
     if args.show:
-        cells = [cell for path in args.show for cell in json.loads(path.read_text())["cells"]]
+        cells = [cell for path in args.show for cell in cells_of(path)]
         print(overview(pd.DataFrame(cells)), tables(pd.DataFrame(cells)), sep="\n\n")
         return
     if args.timing_only:
