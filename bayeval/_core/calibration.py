@@ -6,10 +6,10 @@ logit-score) in prediction group ``g`` is positive with probability
     P(t) = phi + (1 - phi - psi) * sigmoid(a + delta_g + b t),
 
 ``a ~ N(0, intercept_scale)``, ``delta_g ~ N(0, group_scale)`` (only with several groups),
-``b ~ HalfNormal(slope_scale)``, and optionally a floor ``phi`` (positives that no score
-predicts) and a ceiling gap ``psi`` (negatives that no score predicts), each with a
-:class:`SharePrior` on its logarithm (uniform on a range, or a normal law truncated to it); a
-share the model does not have is 0.
+``b ~ HalfCauchy(slope_scale)`` (or ``HalfNormal``), and optionally a floor ``phi``
+(positives that no score predicts) and a ceiling gap ``psi`` (negatives that no score
+predicts), each with a :class:`SharePrior` on its logarithm (uniform on a range, or a normal law
+truncated to it); a share the model does not have is 0.
 
 Items are aggregated into *rows*: fine bins of ``t`` crossed with the group and the loss
 pattern of the measure. A row holds its mean ``t``, its labelled positives ``k`` and negatives
@@ -87,7 +87,11 @@ class SharePrior:
 
 @dataclass(frozen=True)
 class CalibrationPrior:
-    """Scales of the priors, the number of groups and the shares' priors (see the module notes)."""
+    """Scales of the priors, the number of groups and the shares' priors (see the module notes).
+
+    ``slope_law`` is the slope's prior, ``"halfcauchy"`` or ``"halfnormal"`` with scale
+    ``slope_scale``.
+    """
 
     intercept_scale: float
     slope_scale: float
@@ -95,6 +99,7 @@ class CalibrationPrior:
     n_groups: int
     floor: SharePrior | None  # of phi, or None (phi = 0)
     ceiling: SharePrior | None  # of psi, or None (psi = 0)
+    slope_law: str = "halfcauchy"
 
     @property
     def dim(self) -> int:
@@ -185,8 +190,12 @@ def log_prior(theta: np.ndarray, prior: CalibrationPrior) -> np.ndarray:
     if G > 1:
         out = out + _log_normal(theta[..., 1 : 1 + G], prior.group_scale).sum(-1)
     at = _slope_index(prior)
-    u = theta[..., at]  # log slope: HalfNormal density (twice the normal's) times Jacobian e^u
-    out = out + _log_normal(np.exp(u), prior.slope_scale) + np.log(2) + u
+    u = theta[..., at]  # log slope: the slope's density times the Jacobian e^u
+    ratio = np.exp(u) / prior.slope_scale
+    if prior.slope_law == "halfcauchy":
+        out = out + np.log(2 / (np.pi * prior.slope_scale)) - np.log1p(ratio**2) + u
+    else:  # HalfNormal: twice the normal's density
+        out = out + _log_normal(np.exp(u), prior.slope_scale) + np.log(2) + u
     for j, share in enumerate(prior.bounded):
         out = out + share.log_density(theta[..., at + 1 + j])
     return out
@@ -262,7 +271,12 @@ def _gradient(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np.ndar
         grad[1 : 1 + G] = np.bincount(rows.group, weights=d_eta, minlength=G)
         grad[1 : 1 + G] -= theta[1 : 1 + G] / prior.group_scale**2
     at = _slope_index(prior)
-    grad[at] = (d_eta * rows.t).sum() * slope - slope**2 / prior.slope_scale**2 + 1
+    ratio2 = (slope / prior.slope_scale) ** 2  # d/du of the log prior, Jacobian included:
+    if prior.slope_law == "halfcauchy":  # -log(1 + r^2) + u with r = e^u / s
+        d_prior = 1 - 2 * ratio2 / (1 + ratio2)
+    else:  # -r^2 / 2 + u
+        d_prior = 1 - ratio2
+    grad[at] = (d_eta * rows.t).sum() * slope + d_prior
     # d P / d phi = s_neg and d P / d psi = -s, Q = 1 - P moving the other way. A side without
     # its share is log c + log sigmoid, whose derivative in the other share is -1 / c.
     d_shares = []

@@ -42,7 +42,7 @@ def score_calibration_model(prior: Any, rows: Any) -> pm.Model:
     --------
     >>> import numpy as np
     >>> from bayeval._core.calibration import CalibrationPrior, Rows
-    >>> prior = CalibrationPrior(5.0, 5.0, 2.0, 1, None, None)
+    >>> prior = CalibrationPrior(5.0, 2.5, 2.0, 1, None, None)
     >>> rows = Rows(np.array([-2.0, 0.0, 2.0]), np.zeros(3, int), np.array([0.0, 2, 5]),
     ...             np.array([6.0, 3, 1]))
     >>> [v.name for v in score_calibration_model(prior, rows).free_RVs]
@@ -61,7 +61,10 @@ def score_calibration_model(prior: Any, rows: Any) -> pm.Model:
         if G > 1:
             delta = pm.Normal("delta", 0.0, prior.group_scale, dims="group")
             a = a + delta[rows.group]
-        b = pm.HalfNormal("slope", prior.slope_scale)
+        if prior.slope_law == "halfcauchy":
+            b = pm.HalfCauchy("slope", prior.slope_scale)
+        else:
+            b = pm.HalfNormal("slope", prior.slope_scale)
         p = pm.math.sigmoid(a + b * t)
         phi = psi = 0.0
         if prior.floor is not None:

@@ -58,10 +58,11 @@ _SHARES = [
 ]
 
 
+@pytest.mark.parametrize("slope_law", ["halfcauchy", "halfnormal"])
 @pytest.mark.parametrize("groups", [1, 3])
 @pytest.mark.parametrize("floor, ceiling", _SHARES)
-def test_gradient_matches_central_differences(groups, floor, ceiling):
-    prior = kernel.CalibrationPrior(5.0, 5.0, 2.0, groups, floor, ceiling)
+def test_gradient_matches_central_differences(groups, floor, ceiling, slope_law):
+    prior = kernel.CalibrationPrior(5.0, 2.5, 2.0, groups, floor, ceiling, slope_law)
     rows = _rows(groups=groups)
     theta = np.random.default_rng(1).normal(0, 0.5, prior.dim)
     grad = kernel._gradient(theta, prior, rows)
@@ -96,8 +97,16 @@ class _JeffreysOfLog:
         return stats.beta.logpdf(np.exp(x), 0.5, 0.5) + x  # change of variable: d phi = phi dx
 
 
-@pytest.mark.parametrize("floor_kind", ["open", "sceptical", "jeffreys"])
-def test_log_posterior_is_the_models_density_checked_against_scipy(floor_kind):
+@pytest.mark.parametrize(
+    "floor_kind, slope_law",
+    [
+        ("open", "halfcauchy"),
+        ("sceptical", "halfcauchy"),
+        ("jeffreys", "halfcauchy"),
+        ("open", "halfnormal"),
+    ],
+)
+def test_log_posterior_is_the_models_density_checked_against_scipy(floor_kind, slope_law):
     # reference: the densities of the model card written with scipy on the constrained scale,
     # plus the log-Jacobians of b = exp(u), log phi = lo + (hi - lo) expit(v) and likewise psi;
     # log phi uniform on its range, normal truncated to it (the sceptical floor), or phi
@@ -110,7 +119,9 @@ def test_log_posterior_is_the_models_density_checked_against_scipy(floor_kind):
         "sceptical": kernel.SharePrior(lo, hi, centre, sd),
         "jeffreys": kernel.SharePrior(lo, hi, jeffreys=True),
     }[floor_kind]
-    prior = kernel.CalibrationPrior(5.0, 4.0, 2.0, 1, floor, kernel.SharePrior(lo_c, hi_c))
+    prior = kernel.CalibrationPrior(
+        5.0, 4.0, 2.0, 1, floor, kernel.SharePrior(lo_c, hi_c), slope_law
+    )
     rows = _rows(seed=3)
     a, u, v, w = 0.3, 0.2, -0.4, 0.7
     b = np.exp(u)
@@ -124,9 +135,13 @@ def test_log_posterior_is_the_models_density_checked_against_scipy(floor_kind):
         "sceptical": stats.truncnorm((lo - centre) / sd, (hi - centre) / sd, loc=centre, scale=sd),
         "jeffreys": _JeffreysOfLog,
     }[floor_kind]
+    slope_laws = {
+        "halfcauchy": stats.halfcauchy(scale=4.0),
+        "halfnormal": stats.halfnorm(scale=4.0),
+    }
     expected = (
         stats.norm.logpdf(a, scale=5.0)
-        + stats.halfnorm.logpdf(b, scale=4.0)
+        + slope_laws[slope_law].logpdf(b)
         + u
         + floor_law.logpdf(np.log(phi))
         + np.log((hi - lo) * e * (1 - e))
@@ -364,6 +379,10 @@ def test_a_stochastic_target_uses_every_draw_as_an_observation():
     ("kwargs", "message"),
     [
         ({"slope_scale": 0}, "`slope_scale` must be a positive number; got 0"),
+        (
+            {"slope_prior": "cauchy"},
+            "`slope_prior` must be one of 'halfcauchy', 'halfnormal'; got 'cauchy'",
+        ),
         ({"intercept_scale": float("nan")}, "`intercept_scale` must be a positive number"),
         (
             {"floor": True},
