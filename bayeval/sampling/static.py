@@ -85,7 +85,7 @@ class StaticIS(CellIS):
     >>> post = est.estimate_of("posterior")      # posterior median and interval, to 0.01
     >>> ci = est.interval(0.95, basis="posterior")
     >>> [float(post[0]), *ci.values[0].tolist()]
-    [0.94, 0.88, 0.97]
+    [0.94, 0.86, 0.97]
     >>> f1.value(truth, predictions=scores >= 0.5).round(3)      # the truth
     array([0.935])
     """
