@@ -262,7 +262,8 @@ def coverage_battery(
 
         futures = dict(zip(client.map(one, todo, pure=False), todo, strict=True))
         for future in as_completed(futures):
-            finished[futures[future]] = keep(futures[future], future.result())
+            task = futures.pop(future)  # released: a kept run need not be held (or redone) by dask
+            finished[task] = keep(task, future.result())
     runs = pd.DataFrame([row for task in tasks for row in finished[task]])
     return summarise_battery(runs)
 
