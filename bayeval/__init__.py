@@ -18,6 +18,7 @@ from bayeval.results import NoPosteriorError, load
 from bayeval.stratified_sample import StratifiedSample
 
 _LAZY_SUBMODULES = (
+    "comparison",
     "curves",
     "datasets",
     "demo",
@@ -38,6 +39,10 @@ def __getattr__(name: str):
         from bayeval.sampling import run
 
         return getattr(run, name)
+    if name == "compare":
+        from bayeval.comparison import compare
+
+        return compare
     if name == "Session":
         from bayeval.session import Session
 
@@ -51,7 +56,7 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     """Names for tab completion: the eager ones and the lazy subpackages and entry points."""
-    return sorted({*globals(), *_LAZY_SUBMODULES, "evaluate", "Run", "Session"})
+    return sorted({*globals(), *_LAZY_SUBMODULES, "compare", "evaluate", "Run", "Session"})
 
 
 __all__ = [
@@ -83,6 +88,9 @@ __all__ = [
     "ondemand",
     # generalized measures (loss vector, g, Jacobian) for importance-sampling estimators
     "measures",
+    # which system is better: P(best), pairwise differences, ranks
+    "compare",
+    "comparison",
     # models for engine="pymc"
     "models",
     # simulation studies of interval methods

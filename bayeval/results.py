@@ -246,6 +246,8 @@ class Result:
     #: Whether every interval stays in the measure's range (one rule: clipped, or mapped
     #: through the logit); a result that reports unbounded estimates says False and why.
     bounded: ClassVar[bool] = True
+    #: The values the result's entries can take (differences of measures: ``(-1, 1)``).
+    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -96,6 +96,8 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.session.core.Session.stop_reason",
         "bayeval.models.score_calibration.ScoreCalibration",
         "bayeval.models.dirichlet_tree.DirichletTree",
+        "bayeval.models.system_confusion.SystemConfusion",
+        "bayeval.comparison.compare.compare",
         "bayeval.measures.classification.FScore",
         "bayeval.measures.curve.PrecisionRecallCurve",
         "bayeval.intervals.design.expected_interval_width",

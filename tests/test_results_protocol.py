@@ -117,6 +117,18 @@ def _ondemand():
 
 
 CASES["ondemand systems"] = _ondemand
+
+
+def _comparison():
+    gen = np.random.default_rng(5)
+    truth = gen.random(600) < 0.4
+    right = gen.random((600, 3)) < [0.9, 0.8, 0.7]
+    predictions = np.where(right, truth[:, None], ~truth[:, None]).astype(int)
+    return be.compare(predictions, np.arange(80), truth[:80], measure="f1", rng=0)
+
+
+CASES["comparison"] = _comparison
+CASES["comparison differences"] = lambda: _comparison().differences
 CASES["coverage study"] = lambda: be.simulate.coverage_study(
     "small", realizations=4, resamples=50, width_resamples=10, rng=0
 )
@@ -178,7 +190,8 @@ def test_interval_has_arviz_layout(results, name):
             defined = ~np.isnan(lower)
             assert np.all(lower[defined] <= upper[defined])
             if result.bounded:
-                assert np.all((0 <= lower[defined]) & (upper[defined] <= 1))
+                low, high = result.value_range
+                assert np.all((low <= lower[defined]) & (upper[defined] <= high))
         eti = result.interval(_prob(result, basis, 0.9), "eti", basis)
         estimate = np.asarray(result.estimate_of(basis))
         assert np.all(eti.sel(ci_bound="lower") <= estimate)

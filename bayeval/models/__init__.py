@@ -20,12 +20,16 @@ from bayeval.models.score_calibration import (
     ScoreCalibration,
 )
 from bayeval.models.segment_yields import SEGMENTS, sample_segment_yields, segment_yields_model
+from bayeval.models.system_confusion import ConfusionWarning, SystemConfusion
 
 __all__ = [
     # the model of the labels given the scores behind every sampler's posterior
     "BoundCalibration",
     "CalibrationWarning",
     "ScoreCalibration",
+    # the label given several systems' predictions (comparisons without scores)
+    "ConfusionWarning",
+    "SystemConfusion",
     # the Dirichlet-tree oracle model of adaptive importance sampling
     "BoundTree",
     "DirichletTree",

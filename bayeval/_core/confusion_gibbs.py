@@ -1,0 +1,134 @@
+"""Gibbs sampler of the label given several systems' predictions (a Dawid-Skene model).
+
+Each item has a true class ``y`` in ``0..C-1``; each system ``k`` predicts class ``j`` with
+probability ``theta[k, y, j]`` (its confusion matrix), independently of the other systems given
+``y``; the classes have prevalences ``pi``. Priors: ``pi ~ Dirichlet(class_prior)``, each row
+``theta[k, c] ~ Dirichlet(confusion_prior[c])``.
+
+Items with the same predictions of every system (a *pattern*) are exchangeable, so the sampler
+works on patterns, never on items: the state is ``M[p, c]``, how many items of pattern ``p``
+are of class ``c`` (the labelled ones known, the unlabelled ones drawn). One sweep:
+
+1. ``pi | M`` and ``theta | M``: Dirichlet, from the class totals and the confusion counts
+   ``N[k, c, j] = sum_p M[p, c] [pattern p has system k predicting j]``;
+2. ``M | pi, theta``: the unlabelled items of pattern ``p`` fall into the classes as
+   ``Multinomial(u_p, q_p)`` with ``q_p(c)`` proportional to ``pi_c prod_k theta[k, c, j_pk]``.
+
+The confusion counts ``N`` of each sweep are those of *this* pool (finite-population
+inference): any measure of a system's predictions is a function of its ``N[k]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+__all__ = ["confusion_counts", "gibbs_confusion", "one_hot_patterns"]
+
+
+def one_hot_patterns(patterns: np.ndarray, n_classes: int) -> np.ndarray:
+    """Return ``(P, K * C)`` floats: 1 where pattern ``p`` has system ``k`` predicting ``j``."""
+    P, K = patterns.shape
+    out = np.zeros((P, K, n_classes))
+    np.put_along_axis(out, patterns[:, :, None].astype(np.intp), 1.0, axis=2)
+    return out.reshape(P, K * n_classes)
+
+
+def confusion_counts(M: np.ndarray, one_hot: np.ndarray, n_systems: int) -> np.ndarray:
+    """Return ``N[..., k, c, j]`` from the class counts per pattern ``M[..., p, c]``."""
+    *lead, P, C = M.shape
+    predicted = one_hot.shape[1] // n_systems
+    # one 2-d product (BLAS): the patterns first, every leading index and class side by side
+    flat = np.moveaxis(M, -2, 0).reshape(P, -1)  # (P, ... * C)
+    counts = (flat.T @ one_hot).reshape(*lead, C, n_systems, predicted)
+    return np.moveaxis(counts, -2, -3)  # (..., K, C, predicted)
+
+
+def _dirichlet(rng: np.random.Generator, alpha: np.ndarray) -> np.ndarray:
+    """Dirichlet draws along the last axis, vectorised over the others."""
+    g = rng.standard_gamma(alpha)
+    total = g.sum(axis=-1, keepdims=True)
+    # a row whose gammas all underflow (tiny concentrations) gets its largest entry
+    return np.where(total > 0, g / np.where(total > 0, total, 1.0), g == g.max(-1, keepdims=True))
+
+
+def gibbs_confusion(
+    patterns: np.ndarray,
+    labelled: np.ndarray,
+    unlabelled: np.ndarray,
+    *,
+    class_prior: np.ndarray,
+    confusion_prior: np.ndarray,
+    chains: int,
+    draws: int,
+    warmup: int,
+    rng: np.random.Generator,
+    thin: int = 1,
+    start: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
+    """Run ``chains`` Gibbs chains of the confusion model on pattern counts.
+
+    Parameters
+    ----------
+    patterns : ndarray of int, shape (P, K)
+        The distinct predictions of the ``K`` systems, classes ``0..C-1``.
+    labelled : ndarray of int, shape (P, C)
+        Labelled items of each pattern and class.
+    unlabelled : ndarray of int, shape (P,)
+        Unlabelled items of each pattern.
+    class_prior : ndarray, shape (C,)
+        The Dirichlet concentrations of the prevalences.
+    confusion_prior : ndarray, shape (C, C)
+        Row ``c``: the Dirichlet concentrations of a system's predictions for class ``c``.
+    chains, draws, warmup, thin : int
+        ``draws`` sweeps are kept per chain, every ``thin``-th after ``warmup``.
+    rng : numpy.random.Generator
+        The source of every draw.
+    start : ndarray, shape (chains, P, C), optional
+        The class counts per pattern to start from (``state`` of an earlier run); default:
+        the labels, and the majority vote of each pattern for its unlabelled items.
+
+    Returns
+    -------
+    dict
+        ``class_prior`` ``(chains, draws, C)``, ``confusion`` ``(chains, draws, K, C, C)``
+        (the parameters) and ``counts`` ``(chains, draws, K, C, C)``: the pool's confusion
+        counts ``N`` in each kept sweep; ``state``: the class counts per pattern at the end.
+    """
+    P, K = patterns.shape
+    C = labelled.shape[1]
+    one_hot = one_hot_patterns(patterns, C)
+    # start every chain from the labels and the majority vote of each pattern's unlabelled items
+    if start is None:
+        votes = one_hot.reshape(P, K, C).sum(axis=1)
+        start = np.zeros((P, C))
+        start[np.arange(P), votes.argmax(axis=1)] = unlabelled
+        start = labelled + start
+    M = np.broadcast_to(start, (chains, P, C)).copy()
+    n_unlabelled = np.broadcast_to(unlabelled, (chains, P))
+    out = {
+        "class_prior": np.empty((chains, draws, C)),
+        "confusion": np.empty((chains, draws, K, C, C)),
+        "counts": np.empty((chains, draws, K, C, C)),
+    }
+    for sweep in range(warmup + draws * thin):
+        counts = confusion_counts(M, one_hot, K)
+        pi = _dirichlet(rng, class_prior + M.sum(axis=1))  # (chains, C)
+        theta = _dirichlet(rng, confusion_prior + counts)  # (chains, K, C, C)
+        if sweep >= warmup and (sweep - warmup) % thin == thin - 1:
+            d = (sweep - warmup) // thin
+            out["class_prior"][:, d], out["confusion"][:, d], out["counts"][:, d] = (
+                pi,
+                theta,
+                counts,
+            )
+        # log q_p(c) = log pi_c + sum_k log theta[k, c, j_pk]: one matrix product per chain
+        with np.errstate(divide="ignore"):
+            log_theta = np.log(theta)
+        log_q = np.log(pi)[:, None, :] + one_hot @ np.swapaxes(log_theta, -1, -2).reshape(
+            chains, K * C, C
+        )
+        q = special.softmax(log_q, axis=-1)
+        M = labelled + rng.multinomial(n_unlabelled, q)
+    out["state"] = M
+    return out

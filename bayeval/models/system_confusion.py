@@ -1,0 +1,399 @@
+"""A model of the labels given several systems' predictions: one confusion matrix per system.
+
+For systems that give predictions and no scores, or too many systems for
+:class:`~bayeval.models.ScoreCalibration`'s prediction patterns (``2**K`` of them), the label
+of an item is modelled from what every system predicts for it (Dawid & Skene 1979; CODA,
+Kay et al. 2025, uses the same model to select among classifiers). Model card:
+``models/system_confusion/spec.md``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from bayeval._constraints import Integer, OneOf, Optional, Positive, validate_fields
+from bayeval._core.confusion_gibbs import gibbs_confusion, one_hot_patterns
+from bayeval._validation import check_int, check_positions, check_rng, plain
+
+__all__ = ["ConfusionWarning", "SystemConfusion"]
+
+#: Sweeps per chain of the pilot run that chooses the thinning (``thin=None``), and the most
+#: thinning it chooses.
+PILOT_SWEEPS = 100
+MAX_THIN = 50
+#: Below this bulk effective sample size (of 4 chains: 100 per chain, Vehtari et al. 2021), or
+#: half the draws if fewer, a :class:`ConfusionWarning` names the measure.
+MIN_ESS = 400.0
+
+
+class ConfusionWarning(UserWarning):
+    """The posterior draws of a :class:`SystemConfusion` may be unreliable."""
+
+
+@dataclass(frozen=True, kw_only=True)
+@validate_fields(
+    class_prior=Positive(),
+    correct_prior=Positive(),
+    error_prior=Positive(),
+    n_classes=Integer(minimum=2),
+    draws=Integer(minimum=1),
+    chains=Integer(minimum=1),
+    warmup=Integer(minimum=0),
+    thin=Optional(Integer(minimum=1)),
+    engine=OneOf(("fast", "pymc")),
+)
+class SystemConfusion:
+    """The label of each item given the predictions of ``K`` systems (Dawid-Skene).
+
+    Item ``i`` is of class ``y_i`` with probability ``pi[y_i]``; system ``k`` predicts class
+    ``j`` for it with probability ``theta[k, y_i, j]``, independently of the other systems
+    given ``y_i``. Labelled items are known; the unlabelled ones are drawn from the posterior
+    predictive, so every draw holds the confusion counts of each system on *this* pool and any
+    measure of its predictions (finite-population inference).
+
+    Parameters
+    ----------
+    class_prior : float, default 1.0
+        ``pi ~ Dirichlet(class_prior, ..., class_prior)``: every prevalence alike.
+    correct_prior, error_prior : float, default 2.0 and 1.0
+        Each row ``theta[k, c] ~ Dirichlet``, ``correct_prior`` on the right class ``c`` and
+        ``error_prior`` on each wrong one: a priori a system is right more often than chance
+        (with two classes two times in three on average, with a flat spread from 0 to 1), which
+        tells the classes apart where no label is yet known; a few labels outweigh it.
+    n_classes : int, default 2
+        Classes ``0 .. n_classes - 1`` of the labels and predictions.
+    draws, chains : int, default 1000 and 4
+        Posterior draws in all, split into ``chains``.
+    warmup : int, default 200
+        Gibbs sweeps discarded per chain (``engine="fast"``); NUTS tunes 1,000 steps.
+    thin : int, optional
+        Keep every ``thin``-th Gibbs sweep. Default: chosen by a pilot run of 100 sweeps per
+        chain so that the draws are about as good as independent ones (at most 50): with few
+        systems and many unlabelled items the classes and the confusion matrices move slowly
+        together (a tenth of an independent draw per sweep with three systems), with many
+        systems every sweep is close to independent.
+    engine : {"fast", "pymc"}, default "fast"
+        ``"fast"``: Gibbs sampling over the classes of the unlabelled items of each pattern of
+        predictions and the parameters (conjugate; one sweep costs a few matrix products over
+        the distinct patterns, never a loop over items). ``"pymc"``: NUTS on the parameters
+        with the classes of the unlabelled items summed out, then drawn given each draw.
+        Either warns (:class:`ConfusionWarning`) when a measure's bulk effective sample size is
+        below 400 or its ``r_hat`` above 1.01.
+
+    Notes
+    -----
+    The systems' errors are assumed independent given the class. Systems that err on the same
+    hard items make the model too sure of the unlabelled items' classes; the labels correct
+    this only where they fall (the model card's Known limits, and the coverage of P(best) in
+    ``benchmarks/README.md``).
+
+    References
+    ----------
+    A. P. Dawid and A. M. Skene. Maximum likelihood estimation of observer error-rates using
+    the EM algorithm. Applied Statistics 28(1), 1979.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayeval.models import SystemConfusion
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.random(2_000) < 0.3
+    >>> right = rng.random((2_000, 3)) < [0.9, 0.8, 0.7]
+    >>> predictions = np.where(right, truth[:, None], ~truth[:, None]).astype(int)
+    >>> labelled = rng.choice(2_000, 100, replace=False)
+    >>> dt = SystemConfusion().posterior(predictions, labelled, truth[labelled], rng=1)
+    >>> accuracy = dt["posterior"]["accuracy"]
+    >>> accuracy.dims
+    ('chain', 'draw', 'system')
+    >>> [round(float(v), 2) for v in accuracy.median(("chain", "draw"))]
+    [0.92, 0.78, 0.71]
+    >>> [round(float(v), 3) for v in (predictions == truth[:, None]).mean(axis=0)]  # the truth
+    [0.901, 0.79, 0.71]
+    """
+
+    class_prior: float = 1.0
+    correct_prior: float = 2.0
+    error_prior: float = 1.0
+    n_classes: int = 2
+    draws: int = 1000
+    chains: int = 4
+    warmup: int = 200
+    thin: int | None = None
+    engine: Literal["fast", "pymc"] = "fast"
+
+    def __post_init__(self):
+        """Check ``draws`` against ``chains`` (the fields are checked)."""
+        check_int(self.draws, "draws", minimum=self.chains)
+        if self.draws % self.chains:
+            raise ValueError(
+                f"`draws` must be a multiple of `chains` ({self.chains}); got {self.draws}."
+            )
+
+    @property
+    def confusion_prior(self) -> np.ndarray:
+        """The Dirichlet concentrations of each row ``theta[k, c]``: ``(n_classes, n_classes)``."""
+        C = self.n_classes
+        return np.where(np.eye(C, dtype=bool), self.correct_prior, self.error_prior)
+
+    def posterior(
+        self,
+        predictions: Any,
+        labelled: Any,
+        labels: Any,
+        *,
+        measures: Sequence[Any] = ("accuracy",),
+        systems: Sequence[str] | None = None,
+        rng: Any = None,
+    ):
+        """Posterior of the parameters and of each system's measures on this pool.
+
+        Parameters
+        ----------
+        predictions : array_like of int, shape (n_items, n_systems)
+            Each system's predicted class of each item, in ``0 .. n_classes - 1``.
+        labelled : array_like of int
+            Positions of the labelled items (distinct).
+        labels : array_like of int
+            Their classes, in the order of ``labelled``.
+        measures : sequence of str or bayeval.measures.Measure, default ("accuracy",)
+            Measures of a system's predictions (names as in :func:`bayeval.measures.by_name`);
+            with more than two classes only ``"accuracy"``.
+        systems : sequence of str, optional
+            Names of the systems; default ``"system0", "system1", ...``.
+        rng : int, numpy.random.Generator or None
+            Seed or generator of every draw.
+
+        Returns
+        -------
+        xarray.DataTree
+            ``posterior``: ``class_prior`` (``true_class``), ``confusion`` (``system``,
+            ``true_class``, ``predicted``) and each measure (``system``), dims ``chain`` and
+            ``draw`` first; ``observed_data``: ``labelled_confusion``, each system's confusion
+            counts on the labelled items. Attributes ``engine``, ``n_items``, ``n_labelled``.
+        """
+        rng = check_rng(rng)
+        preds = check_predictions(predictions, self.n_classes)
+        n_items, K = preds.shape
+        positions, classes = _check_labelled(labelled, labels, n_items, self.n_classes)
+        names = _system_names(systems, K)
+        measure_list = [_check_measure(m, self.n_classes) for m in measures]
+        patterns, inverse = np.unique(preds, axis=0, return_inverse=True)
+        P, C = patterns.shape[0], self.n_classes
+        labelled_counts = np.zeros((P, C))
+        np.add.at(labelled_counts, (inverse[positions], classes), 1.0)
+        unlabelled_counts = np.bincount(inverse, minlength=P) - labelled_counts.sum(axis=1)
+        per_chain = self.draws // self.chains
+        if self.engine == "fast":
+            draws = self._gibbs(patterns, labelled_counts, unlabelled_counts, per_chain, rng)
+        else:
+            from bayeval.models._system_confusion_pymc import sample_system_confusion
+
+            draws = sample_system_confusion(
+                self, patterns, labelled_counts, unlabelled_counts, names, rng=rng
+            )
+        tree = _datatree(self, draws, measure_list, names, n_items, positions.size)
+        observed = labelled_counts.T @ one_hot_patterns(patterns, C)  # (C, K * C)
+        tree["observed_data"] = _observed(observed.reshape(C, K, C).transpose(1, 0, 2), names)
+        _warn_on_mixing(tree, [m.name for m in measure_list])
+        return tree
+
+    def _gibbs(self, patterns, labelled_counts, unlabelled_counts, per_chain, rng):
+        """Run the Gibbs sampler, after a pilot run that chooses the thinning if need be."""
+        common = {
+            "class_prior": np.full(self.n_classes, self.class_prior),
+            "confusion_prior": self.confusion_prior,
+            "chains": self.chains,
+            "rng": rng,
+        }
+        unlabelled = unlabelled_counts.astype(np.int64)
+        thin, warmup, start = self.thin, self.warmup, None
+        if thin is None:
+            pilot = gibbs_confusion(
+                patterns, labelled_counts, unlabelled, draws=PILOT_SWEEPS, warmup=warmup, **common
+            )
+            thin, warmup, start = _thinning(pilot["counts"]), 0, pilot["state"]
+        return gibbs_confusion(
+            patterns,
+            labelled_counts,
+            unlabelled,
+            draws=per_chain,
+            warmup=warmup,
+            thin=thin,
+            start=start,
+            **common,
+        )
+
+
+def _thinning(counts: np.ndarray) -> int:
+    """Return the thinning that makes a draw of every system's accuracy about independent."""
+    import arviz as az
+    import xarray as xr
+
+    accuracy = np.trace(counts, axis1=-2, axis2=-1) / counts.sum(axis=(-1, -2))
+    moving = accuracy[..., accuracy.reshape(-1, accuracy.shape[-1]).std(axis=0) > 0]
+    if moving.size == 0:  # every item labelled: the draws are the truth
+        return 1
+    ess = az.ess(xr.Dataset({"a": (("chain", "draw", "system"), moving)}), method="bulk")
+    per_sweep = float(ess["a"].min()) / (moving.shape[0] * moving.shape[1])
+    return int(np.clip(np.ceil(1 / per_sweep), 1, MAX_THIN)) if per_sweep > 0 else MAX_THIN
+
+
+def measure_from_counts(measure: Any, counts: np.ndarray) -> np.ndarray:
+    """Return ``measure`` of each system from its confusion counts ``N[..., k, c, j]``.
+
+    ``c`` is the true class, ``j`` the predicted one.
+
+    Accuracy takes any number of classes; the other measures two, class 1 the positive one.
+    """
+    n = counts.sum(axis=(-1, -2))
+    if measure.name == "accuracy":
+        return np.trace(counts, axis1=-2, axis2=-1) / n
+    # loss_table(predictions=j)[j, c] is the loss vector of an item of class c predicted j
+    table = measure.loss_table(predictions=np.array([0, 1]))  # (prediction, label, dim)
+    mean_loss = np.einsum("...cj,jcd->...d", counts, table) / n[..., None]
+    return measure.g(mean_loss)[..., 0]
+
+
+def check_predictions(predictions: Any, n_classes: int, name: str = "predictions") -> np.ndarray:
+    """Return predictions ``(n_items, n_systems)`` as int64 classes, or raise naming ``name``."""
+    arr = np.asarray(predictions)
+    if arr.dtype == bool:
+        arr = arr.astype(np.int8)
+    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(
+            f"`{name}` must be a 2-d array, one row per item and one column per system; "
+            f"got shape {arr.shape}."
+        )
+    if arr.dtype.kind not in "iuf" or not np.all(np.isfinite(arr)):
+        raise ValueError(f"`{name}` must be classes 0 .. {n_classes - 1}; got {arr.dtype}.")
+    bad = (arr != np.round(arr)) | (arr < 0) | (arr >= n_classes)
+    if bad.any():
+        i, k = (int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(
+            f"`{name}` must be classes 0 .. {n_classes - 1} (n_classes={n_classes}); "
+            f"system {k} predicts {plain(arr[i, k])!r} for item {i}."
+        )
+    return arr.astype(np.int64)
+
+
+def _check_labelled(labelled: Any, labels: Any, n_items: int, n_classes: int):
+    positions = check_positions(labelled, n_items, "labelled").reshape(-1)
+    if np.unique(positions).size != positions.size:
+        raise ValueError("`labelled` must not repeat an item; got a position twice.")
+    classes = np.asarray(labels)
+    if classes.dtype == bool:
+        classes = classes.astype(np.int8)
+    if classes.shape != positions.shape:
+        raise ValueError(
+            f"`labels` must give one class per labelled item ({positions.size}); "
+            f"got shape {classes.shape}."
+        )
+    if classes.size and (
+        classes.dtype.kind not in "iuf"
+        or np.any((classes != np.round(classes)) | (classes < 0) | (classes >= n_classes))
+    ):
+        raise ValueError(
+            f"`labels` must be classes 0 .. {n_classes - 1}; got {plain(classes[:6].tolist())!r}."
+        )
+    return positions, classes.astype(np.int64)
+
+
+def _system_names(systems: Sequence[str] | None, n_systems: int) -> list[str]:
+    if systems is None:
+        return [f"system{k}" for k in range(n_systems)]
+    names = [str(s) for s in systems]
+    if len(names) != n_systems or len(set(names)) != n_systems:
+        raise ValueError(
+            f"`systems` must name each of the {n_systems} systems once; got {list(systems)!r}."
+        )
+    return names
+
+
+def _check_measure(measure: Any, n_classes: int):
+    from bayeval.measures import Measure, by_name
+
+    try:
+        m = by_name(measure) if isinstance(measure, str) else measure
+    except ValueError:
+        m = None
+    if not isinstance(m, Measure) or m.system_output != "predictions" or len(m.outputs) != 1:
+        raise ValueError(
+            "`measures` must hold measures of a system's predictions with one output (such as "
+            f"'accuracy' or 'f1'); got {measure!r}."
+        )
+    if n_classes > 2 and m.name != "accuracy":
+        raise ValueError(
+            f"`measures` with {n_classes} classes can only be 'accuracy'; got {m.name!r}."
+        )
+    return m
+
+
+def _datatree(spec, draws, measures, names, n_items, n_labelled):
+    import xarray as xr
+
+    chains, per_chain = draws["class_prior"].shape[:2]
+    classes = np.arange(spec.n_classes)
+    coords = {
+        "chain": np.arange(chains),
+        "draw": np.arange(per_chain),
+        "system": names,
+        "true_class": classes,
+        "predicted": classes,
+    }
+    sampled = ("chain", "draw")
+    data = {
+        "class_prior": (sampled + ("true_class",), draws["class_prior"]),
+        "confusion": (sampled + ("system", "true_class", "predicted"), draws["confusion"]),
+    }
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for m in measures:
+            data[m.name] = (sampled + ("system",), measure_from_counts(m, draws["counts"]))
+    attrs = {"engine": spec.engine, "n_items": n_items, "n_labelled": n_labelled}
+    return xr.DataTree.from_dict({"posterior": xr.Dataset(data, coords=coords, attrs=attrs)})
+
+
+def _observed(counts: np.ndarray, names: list[str]):
+    import xarray as xr
+
+    classes = np.arange(counts.shape[-1])
+    return xr.DataTree(
+        xr.Dataset(
+            {"labelled_confusion": (("system", "true_class", "predicted"), counts)},
+            coords={"system": names, "true_class": classes, "predicted": classes},
+        )
+    )
+
+
+def _warn_on_mixing(tree, names: list[str]) -> None:
+    import arviz as az
+
+    posterior = tree["posterior"].to_dataset()[names]
+    chains, per_chain = posterior.sizes["chain"], posterior.sizes["draw"]
+    if per_chain < 4:  # too few draws for the diagnostics
+        return
+    wanted = min(MIN_ESS, chains * per_chain / 2)
+    for name in names:
+        draws = posterior[name]
+        # systems whose measure is the same in every draw (known, or undefined) have nothing
+        # to mix; the others are diagnosed together
+        moving = draws.std(("chain", "draw")) > 0
+        if not moving.any():
+            continue
+        draws = draws.isel(system=moving.values)
+        with np.errstate(invalid="ignore", divide="ignore"):  # ties: a system that rarely moves
+            e = float(az.ess(draws.to_dataset(), method="bulk")[name].min())
+            r = float(az.rhat(draws.to_dataset())[name].max()) if chains > 1 else 1.0
+        r = 1.0 if np.isnan(r) else r  # no variation within chains to compare with
+        if not e >= wanted or not r <= 1.01:
+            warnings.warn(
+                f"SystemConfusion: `{name}` has bulk ESS {e:.0f} and r_hat {r:.3f} (wanted ESS "
+                f">= {wanted:.0f} and r_hat <= 1.01); draw more (SystemConfusion(draws=...)) "
+                "before trusting its intervals.",
+                ConfusionWarning,
+                stacklevel=3,
+            )

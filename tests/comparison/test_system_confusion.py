@@ -1,0 +1,134 @@
+"""SystemConfusion: its draws against the exact posterior of a pool small enough to enumerate."""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import special
+
+from bayeval import measures
+from bayeval.models import ConfusionWarning, SystemConfusion
+from bayeval.models.system_confusion import measure_from_counts
+
+# Eight items, two systems; items 0 and 5 labelled: the other six have 2**6 completions.
+PREDICTIONS = np.array([[1, 1], [1, 0], [0, 0], [1, 1], [0, 1], [0, 0], [1, 1], [0, 0]])
+LABELLED = np.array([0, 5])
+LABELS = np.array([1, 0])
+
+
+def _log_dirichlet_multinomial(counts, alpha):
+    """log P(a sequence with these category counts) under Dirichlet(alpha)-categorical."""
+    return (
+        special.gammaln(alpha.sum())
+        - special.gammaln(alpha.sum() + counts.sum())
+        + (special.gammaln(alpha + counts) - special.gammaln(alpha)).sum()
+    )
+
+
+def _exact_accuracy_distribution(spec):
+    """P(accuracy of system 0, accuracy of system 1) over every completion of the labels."""
+    unlabelled = np.setdiff1d(np.arange(len(PREDICTIONS)), LABELLED)
+    prior = spec.confusion_prior
+    weights = {}
+    for completion in itertools.product((0, 1), repeat=unlabelled.size):
+        y = np.empty(len(PREDICTIONS), dtype=int)
+        y[LABELLED], y[unlabelled] = LABELS, completion
+        log_p = _log_dirichlet_multinomial(np.bincount(y, minlength=2), np.ones(2))
+        for k in range(2):
+            for c in range(2):
+                made = np.bincount(PREDICTIONS[y == c, k], minlength=2)
+                log_p += _log_dirichlet_multinomial(made, prior[c])
+        key = tuple((PREDICTIONS == y[:, None]).sum(axis=0))
+        weights[key] = weights.get(key, 0.0) + np.exp(log_p)
+    total = sum(weights.values())
+    return {key: w / total for key, w in weights.items()}
+
+
+def _check_against_exact(spec, rng):
+    exact = _exact_accuracy_distribution(spec)
+    dt = spec.posterior(PREDICTIONS, LABELLED, LABELS, rng=rng)
+    correct = np.rint(dt["posterior"]["accuracy"].values.reshape(-1, 2) * len(PREDICTIONS))
+    n = correct.shape[0]
+    for key, p in exact.items():
+        observed = np.mean((correct == key).all(axis=1))
+        # the draws are close to independent (the thinning is chosen for it); 4.5 standard
+        # errors of a proportion from n draws, so that none of ~20 cells fails by chance
+        assert abs(observed - p) <= 4.5 * np.sqrt(p * (1 - p) / n) + 1e-3, (key, observed, p)
+
+
+def test_the_gibbs_draws_follow_the_exact_posterior():
+    _check_against_exact(SystemConfusion(draws=20_000), rng=0)
+
+
+@pytest.mark.slow
+def test_nuts_draws_follow_the_exact_posterior():
+    _check_against_exact(SystemConfusion(draws=8_000, engine="pymc"), rng=1)
+
+
+def test_every_item_labelled_gives_the_truth_in_every_draw():
+    truth = np.array([1, 0, 1, 1, 0, 0, 1, 0])
+    dt = SystemConfusion(draws=40).posterior(
+        PREDICTIONS, np.arange(8), truth, measures=("accuracy", "f1")
+    )
+    for k in range(2):
+        f1 = measures.FScore().value(truth, predictions=PREDICTIONS[:, k])[0]
+        assert np.all(dt["posterior"]["f1"].isel(system=k).values == pytest.approx(f1))
+        accuracy = (PREDICTIONS[:, k] == truth).mean()
+        assert np.all(dt["posterior"]["accuracy"].isel(system=k).values == pytest.approx(accuracy))
+
+
+@pytest.mark.parametrize("name", ["accuracy", "precision", "recall", "f1", "matthews_correlation"])
+def test_a_measure_from_confusion_counts_is_the_measure_of_the_items(name):
+    rng = np.random.default_rng(3)
+    truth = rng.random(200) < 0.4
+    predictions = rng.random((200, 3)) < 0.5
+    counts = np.zeros((3, 2, 2))
+    for k in range(3):
+        np.add.at(counts[k], (truth.astype(int), predictions[:, k].astype(int)), 1)
+    measure = measures.by_name(name)
+    expected = [measure.value(truth, predictions=predictions[:, k])[0] for k in range(3)]
+    assert measure_from_counts(measure, counts) == pytest.approx(expected)
+
+
+def test_the_observed_group_holds_the_labelled_confusion_counts():
+    dt = SystemConfusion().posterior(PREDICTIONS, LABELLED, LABELS, systems=["a", "b"], rng=0)
+    observed = dt["observed_data"]["labelled_confusion"]
+    # item 0: label 1, both predict 1; item 5: label 0, both predict 0
+    assert observed.sel(system="a").values.tolist() == [[1, 0], [0, 1]]
+    assert list(dt["posterior"]["system"].values) == ["a", "b"]
+
+
+def test_few_draws_of_a_slowly_mixing_chain_are_flagged():
+    rng = np.random.default_rng(0)
+    truth = rng.random(2_000) < 0.3
+    right = rng.random((2_000, 3)) < [0.9, 0.8, 0.7]
+    predictions = np.where(right, truth[:, None], ~truth[:, None]).astype(int)
+    with pytest.warns(ConfusionWarning, match="`accuracy` has bulk ESS"):
+        SystemConfusion(draws=400, thin=1, warmup=0).posterior(
+            predictions, np.arange(50), truth[:50], rng=0
+        )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"predictions": np.zeros(5)}, "`predictions` must be a 2-d array"),
+        ({"predictions": np.full((5, 2), 2)}, r"`predictions` must be classes 0 \.\. 1"),
+        ({"labelled": [0, 0], "labels": [1, 1]}, "`labelled` must not repeat"),
+        ({"labelled": [9]}, "`labelled`"),
+        ({"labels": [1, 0, 1]}, "`labels` must give one class per labelled item"),
+        ({"labels": [2]}, r"`labels` must be classes 0 \.\. 1"),
+        ({"systems": ["a"]}, "`systems` must name each of the 2 systems"),
+        ({"measures": ("brier",)}, "`measures`"),
+    ],
+)
+def test_bad_input_is_refused_naming_the_parameter(arguments, message):
+    given = {"predictions": np.zeros((5, 2), int), "labelled": [0], "labels": [1]}
+    given.update(arguments)
+    with pytest.raises(ValueError, match=message):
+        SystemConfusion(draws=8).posterior(**given)
+
+
+def test_draws_must_split_into_chains():
+    with pytest.raises(ValueError, match="`draws` must be a multiple of `chains`"):
+        SystemConfusion(draws=10, chains=4)
