@@ -97,6 +97,7 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.models.score_calibration.ScoreCalibration",
         "bayeval.models.dirichlet_tree.DirichletTree",
         "bayeval.models.system_confusion.SystemConfusion",
+        "bayeval.models.consensus_calibration.ConsensusCalibration",
         "bayeval.comparison.compare.compare",
         "bayeval.measures.classification.FScore",
         "bayeval.measures.curve.PrecisionRecallCurve",

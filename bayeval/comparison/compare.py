@@ -20,6 +20,7 @@ MAX_SCORED_SYSTEMS = 6
 #: The models of the labels that a comparison accepts.
 MODELS = AnyOf(
     Instance("bayeval.models.score_calibration.ScoreCalibration", "a ScoreCalibration"),
+    Instance("bayeval.models.consensus_calibration.ConsensusCalibration", "a ConsensusCalibration"),
     Instance("bayeval.models.system_confusion.SystemConfusion", "a SystemConfusion"),
 )
 
@@ -49,11 +50,13 @@ def compare(
     measure : str or bayeval.measures.Measure, default "accuracy"
         A measure of a system's predictions: ``"accuracy"``, ``"precision"``, ``"recall"``,
         ``"f1"`` or any name of :func:`bayeval.measures.by_name`.
-    model : bayeval.models.ScoreCalibration or bayeval.models.SystemConfusion, optional
-        The model of the labels. Default: ``ScoreCalibration()`` for a pool of at most
-        :data:`MAX_SCORED_SYSTEMS` systems (the label given the scores, per pattern of the
-        systems' predictions), ``SystemConfusion()`` for predictions alone or more systems
-        (the label given each system's prediction, one confusion matrix per system).
+    model : ScoreCalibration, ConsensusCalibration or SystemConfusion, optional
+        The model of the labels (:mod:`bayeval.models`). Default: ``ScoreCalibration()`` for a
+        pool of at most :data:`MAX_SCORED_SYSTEMS` systems (the label given the scores, per
+        pattern of the systems' predictions), ``ConsensusCalibration()`` for predictions alone
+        or more systems (the label given the systems' consensus, calibrated by the labels).
+        ``SystemConfusion()`` (one confusion matrix per system, errors independent given the
+        class) is the model for annotators; it is overconfident for systems that share errors.
     rng : int, numpy.random.Generator or None
         Seed or generator of the posterior draws.
 
@@ -66,10 +69,12 @@ def compare(
     Notes
     -----
     The posterior is that of the measure of *this* pool: labelled items are known, unlabelled
-    ones drawn from the model. Where systems share errors (models that fail on the same hard
-    items) ``SystemConfusion`` is far too sure: on real models' predictions its P(best) reached
-    0.95 for the wrong system (``models/system_confusion/spec.md``, Known limits). Until a model
-    that holds there is in place, read its P(best) as optimistic.
+    ones drawn from the model. No model of many systems' predictions holds everywhere yet
+    (``models/system_confusion/spec.md``, Known limits): where systems share errors,
+    ``SystemConfusion`` is far too sure (on real models' predictions its P(best) reached 0.95
+    for the wrong system), and ``ConsensusCalibration`` pulls the best systems toward the crowd,
+    so its P(best) is cautious with labels on the systems' disagreements, but its intervals of
+    single systems' measures can miss when the labels are drawn at random.
 
     Examples
     --------
@@ -85,18 +90,18 @@ def compare(
     >>> labelled = rng.choice(3_000, 300, replace=False)
     >>> result = be.compare(predictions, labelled, truth[labelled], rng=1)
     >>> result.best, [round(float(p), 2) for p in result.prob_best]
-    ('a', [0.98, 0.01, 0.0])
+    ('a', [1.0, 0.0, 0.0])
     >>> result.differences.interval().sel(system="a", other="b").round(3).values.tolist()
-    [0.002, 0.04]
+    [0.011, 0.033]
     >>> {k: round(float((v == truth).mean()), 3) for k, v in predictions.items()}  # the truth
     {'a': 0.893, 'b': 0.862, 'c': 0.81}
     """
-    from bayeval.models import ScoreCalibration, SystemConfusion
-    from bayeval.models.system_confusion import check_predictions
+    from bayeval.models import ConsensusCalibration, ScoreCalibration
+    from bayeval.models._systems import check_measure, check_predictions
     from bayeval.pool import Pool
 
     rng = check_rng(rng)
-    measure_obj = _check_measure(measure)
+    measure_obj = check_measure(measure, 2, "measure")
     if isinstance(systems, Pool):
         pool, predictions, names = systems, systems.predictions, list(systems.systems)
     else:
@@ -109,12 +114,12 @@ def compare(
         )
     if model is None:
         scored = pool is not None and pool.n_systems <= MAX_SCORED_SYSTEMS
-        model = ScoreCalibration() if scored else SystemConfusion()
+        model = ScoreCalibration() if scored else ConsensusCalibration()
     if isinstance(model, ScoreCalibration):
         if pool is None:
             raise ValueError(
                 "`model` ScoreCalibration needs the systems' scores: pass `systems` as a "
-                "bayeval.Pool, or use SystemConfusion for predictions alone."
+                "bayeval.Pool, or use ConsensusCalibration for predictions alone."
             )
         tree = model.bind(pool, measure_obj).posterior(labelled, labels, rng=rng)
     else:
@@ -122,21 +127,6 @@ def compare(
             predictions, labelled, labels, measures=(measure_obj,), systems=names, rng=rng
         )
     return Comparison(measure=measure_obj.name, model=repr(model), posterior=tree)
-
-
-def _check_measure(measure: Any):
-    from bayeval.measures import Measure, by_name
-
-    try:
-        m = by_name(measure) if isinstance(measure, str) else measure
-    except ValueError:
-        m = None
-    if not isinstance(m, Measure) or m.system_output != "predictions" or len(m.outputs) != 1:
-        raise ValueError(
-            "`measure` must be a measure of a system's predictions with one output (such as "
-            f"'accuracy' or 'f1'); got {measure!r}."
-        )
-    return m
 
 
 def _predictions_of(systems: Any) -> tuple[np.ndarray, list[str] | None]:

@@ -12,6 +12,7 @@ these functions is called, so importing this package stays cheap. Model cards li
   partially pooled within each segment, for designs with many small strata (Webber 2013, §4.4).
 """
 
+from bayeval.models.consensus_calibration import ConsensusCalibration
 from bayeval.models.dirichlet_tree import BoundTree, DirichletTree
 from bayeval.models.hierarchical import hierarchical_yields_model, sample_hierarchical_yields
 from bayeval.models.score_calibration import (
@@ -28,6 +29,7 @@ __all__ = [
     "CalibrationWarning",
     "ScoreCalibration",
     # the label given several systems' predictions (comparisons without scores)
+    "ConsensusCalibration",
     "ConfusionWarning",
     "SystemConfusion",
     # the Dirichlet-tree oracle model of adaptive importance sampling

@@ -18,7 +18,14 @@ import numpy as np
 
 from bayeval._constraints import Integer, OneOf, Optional, Positive, validate_fields
 from bayeval._core.confusion_gibbs import gibbs_confusion, one_hot_patterns
-from bayeval._validation import check_int, check_positions, check_rng, plain
+from bayeval._validation import check_int, check_rng
+from bayeval.models._systems import (
+    check_labelled,
+    check_measure,
+    check_predictions,
+    measure_from_counts,
+    system_names,
+)
 
 __all__ = ["ConfusionWarning", "SystemConfusion"]
 
@@ -179,9 +186,9 @@ class SystemConfusion:
         rng = check_rng(rng)
         preds = check_predictions(predictions, self.n_classes)
         n_items, K = preds.shape
-        positions, classes = _check_labelled(labelled, labels, n_items, self.n_classes)
-        names = _system_names(systems, K)
-        measure_list = [_check_measure(m, self.n_classes) for m in measures]
+        positions, classes = check_labelled(labelled, labels, n_items, self.n_classes)
+        names = system_names(systems, K)
+        measure_list = [check_measure(m, self.n_classes) for m in measures]
         patterns, inverse = np.unique(preds, axis=0, return_inverse=True)
         P, C = patterns.shape[0], self.n_classes
         labelled_counts = np.zeros((P, C))
@@ -241,96 +248,6 @@ def _thinning(counts: np.ndarray) -> int:
     ess = az.ess(xr.Dataset({"a": (("chain", "draw", "system"), moving)}), method="bulk")
     per_sweep = float(ess["a"].min()) / (moving.shape[0] * moving.shape[1])
     return int(np.clip(np.ceil(1 / per_sweep), 1, MAX_THIN)) if per_sweep > 0 else MAX_THIN
-
-
-def measure_from_counts(measure: Any, counts: np.ndarray) -> np.ndarray:
-    """Return ``measure`` of each system from its confusion counts ``N[..., k, c, j]``.
-
-    ``c`` is the true class, ``j`` the predicted one.
-
-    Accuracy takes any number of classes; the other measures two, class 1 the positive one.
-    """
-    n = counts.sum(axis=(-1, -2))
-    if measure.name == "accuracy":
-        return np.trace(counts, axis1=-2, axis2=-1) / n
-    # loss_table(predictions=j)[j, c] is the loss vector of an item of class c predicted j
-    table = measure.loss_table(predictions=np.array([0, 1]))  # (prediction, label, dim)
-    mean_loss = np.einsum("...cj,jcd->...d", counts, table) / n[..., None]
-    return measure.g(mean_loss)[..., 0]
-
-
-def check_predictions(predictions: Any, n_classes: int, name: str = "predictions") -> np.ndarray:
-    """Return predictions ``(n_items, n_systems)`` as int64 classes, or raise naming ``name``."""
-    arr = np.asarray(predictions)
-    if arr.dtype == bool:
-        arr = arr.astype(np.int8)
-    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise ValueError(
-            f"`{name}` must be a 2-d array, one row per item and one column per system; "
-            f"got shape {arr.shape}."
-        )
-    if arr.dtype.kind not in "iuf" or not np.all(np.isfinite(arr)):
-        raise ValueError(f"`{name}` must be classes 0 .. {n_classes - 1}; got {arr.dtype}.")
-    bad = (arr != np.round(arr)) | (arr < 0) | (arr >= n_classes)
-    if bad.any():
-        i, k = (int(v) for v in np.argwhere(bad)[0])
-        raise ValueError(
-            f"`{name}` must be classes 0 .. {n_classes - 1} (n_classes={n_classes}); "
-            f"system {k} predicts {plain(arr[i, k])!r} for item {i}."
-        )
-    return arr.astype(np.int64)
-
-
-def _check_labelled(labelled: Any, labels: Any, n_items: int, n_classes: int):
-    positions = check_positions(labelled, n_items, "labelled").reshape(-1)
-    if np.unique(positions).size != positions.size:
-        raise ValueError("`labelled` must not repeat an item; got a position twice.")
-    classes = np.asarray(labels)
-    if classes.dtype == bool:
-        classes = classes.astype(np.int8)
-    if classes.shape != positions.shape:
-        raise ValueError(
-            f"`labels` must give one class per labelled item ({positions.size}); "
-            f"got shape {classes.shape}."
-        )
-    if classes.size and (
-        classes.dtype.kind not in "iuf"
-        or np.any((classes != np.round(classes)) | (classes < 0) | (classes >= n_classes))
-    ):
-        raise ValueError(
-            f"`labels` must be classes 0 .. {n_classes - 1}; got {plain(classes[:6].tolist())!r}."
-        )
-    return positions, classes.astype(np.int64)
-
-
-def _system_names(systems: Sequence[str] | None, n_systems: int) -> list[str]:
-    if systems is None:
-        return [f"system{k}" for k in range(n_systems)]
-    names = [str(s) for s in systems]
-    if len(names) != n_systems or len(set(names)) != n_systems:
-        raise ValueError(
-            f"`systems` must name each of the {n_systems} systems once; got {list(systems)!r}."
-        )
-    return names
-
-
-def _check_measure(measure: Any, n_classes: int):
-    from bayeval.measures import Measure, by_name
-
-    try:
-        m = by_name(measure) if isinstance(measure, str) else measure
-    except ValueError:
-        m = None
-    if not isinstance(m, Measure) or m.system_output != "predictions" or len(m.outputs) != 1:
-        raise ValueError(
-            "`measures` must hold measures of a system's predictions with one output (such as "
-            f"'accuracy' or 'f1'); got {measure!r}."
-        )
-    if n_classes > 2 and m.name != "accuracy":
-        raise ValueError(
-            f"`measures` with {n_classes} classes can only be 'accuracy'; got {m.name!r}."
-        )
-    return m
 
 
 def _datatree(spec, draws, measures, names, n_items, n_labelled):

@@ -100,14 +100,14 @@ def _three_systems(n=3_000, seed=0):
     return truth, predictions, rng
 
 
-def test_compare_predictions_uses_the_confusion_model_and_names_the_systems():
+def test_compare_predictions_uses_the_consensus_model_and_names_the_systems():
     truth, predictions, rng = _three_systems()
     labelled = rng.choice(truth.size, 300, replace=False)
     systems = dict(zip(["x", "y", "z"], predictions.T, strict=True))
     result = be.compare(systems, labelled, truth[labelled], measure="f1", rng=1)
     assert result.systems == ["x", "y", "z"]
     assert result.measure == "f1"
-    assert result.model.startswith("SystemConfusion(")
+    assert result.model.startswith("ConsensusCalibration(")
     true_f1 = [be.measures.FScore().value(truth, predictions=p)[0] for p in predictions.T]
     ci = result.interval()
     assert np.all((ci.sel(ci_bound="lower") <= true_f1) & (true_f1 <= ci.sel(ci_bound="upper")))
@@ -132,7 +132,11 @@ def test_compare_a_scored_pool_uses_the_score_calibration():
         ({"a": [0, 1, 1]}, {}, "two or more systems to compare; got 1"),
         (np.array([[0, 1], [2, 0], [1, 1]]), {}, r"`systems` must be classes 0 \.\. 1"),
         (np.array([[0], [1], [1]]), {}, "two or more systems to compare; got 1"),
-        (np.array([[0, 1], [1, 0], [1, 1]]), {"measure": "brier"}, "`measure` must be a measure"),
+        (
+            np.array([[0, 1], [1, 0], [1, 1]]),
+            {"measure": "brier"},
+            "`measure` must be measures of a system's predictions",
+        ),
         (
             np.array([[0, 1], [1, 0], [1, 1]]),
             {"model": ScoreCalibration()},

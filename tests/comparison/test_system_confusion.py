@@ -8,7 +8,7 @@ from scipy import special
 
 from bayeval import measures
 from bayeval.models import ConfusionWarning, SystemConfusion
-from bayeval.models.system_confusion import measure_from_counts
+from bayeval.models._systems import measure_from_counts
 
 # Eight items, two systems; items 0 and 5 labelled: the other six have 2**6 completions.
 PREDICTIONS = np.array([[1, 1], [1, 0], [0, 0], [1, 1], [0, 1], [0, 0], [1, 1], [0, 0]])

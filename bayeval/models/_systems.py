@@ -1,0 +1,114 @@
+"""Checks and measures shared by the models of the label given several systems' predictions.
+
+:class:`~bayeval.models.SystemConfusion` and :class:`~bayeval.models.ConsensusCalibration` take
+the same inputs (predictions, labelled positions, labels, measures, system names) and turn each
+system's confusion counts into its measures the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from bayeval._validation import check_positions, plain
+
+__all__ = [
+    "check_labelled",
+    "check_measure",
+    "check_predictions",
+    "measure_from_counts",
+    "system_names",
+]
+
+
+def measure_from_counts(measure: Any, counts: np.ndarray) -> np.ndarray:
+    """Return ``measure`` of each system from its confusion counts ``N[..., k, c, j]``.
+
+    ``c`` is the true class, ``j`` the predicted one.
+
+    Accuracy takes any number of classes; the other measures two, class 1 the positive one.
+    """
+    n = counts.sum(axis=(-1, -2))
+    if measure.name == "accuracy":
+        return np.trace(counts, axis1=-2, axis2=-1) / n
+    # loss_table(predictions=j)[j, c] is the loss vector of an item of class c predicted j
+    table = measure.loss_table(predictions=np.array([0, 1]))  # (prediction, label, dim)
+    mean_loss = np.einsum("...cj,jcd->...d", counts, table) / n[..., None]
+    return measure.g(mean_loss)[..., 0]
+
+
+def check_predictions(predictions: Any, n_classes: int, name: str = "predictions") -> np.ndarray:
+    """Return predictions ``(n_items, n_systems)`` as int64 classes, or raise naming ``name``."""
+    arr = np.asarray(predictions)
+    if arr.dtype == bool:
+        arr = arr.astype(np.int8)
+    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(
+            f"`{name}` must be a 2-d array, one row per item and one column per system; "
+            f"got shape {arr.shape}."
+        )
+    if arr.dtype.kind not in "iuf" or not np.all(np.isfinite(arr)):
+        raise ValueError(f"`{name}` must be classes 0 .. {n_classes - 1}; got {arr.dtype}.")
+    bad = (arr != np.round(arr)) | (arr < 0) | (arr >= n_classes)
+    if bad.any():
+        i, k = (int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(
+            f"`{name}` must be classes 0 .. {n_classes - 1} (n_classes={n_classes}); "
+            f"system {k} predicts {plain(arr[i, k])!r} for item {i}."
+        )
+    return arr.astype(np.int64)
+
+
+def check_labelled(labelled: Any, labels: Any, n_items: int, n_classes: int):
+    positions = check_positions(labelled, n_items, "labelled").reshape(-1)
+    if np.unique(positions).size != positions.size:
+        raise ValueError("`labelled` must not repeat an item; got a position twice.")
+    classes = np.asarray(labels)
+    if classes.dtype == bool:
+        classes = classes.astype(np.int8)
+    if classes.shape != positions.shape:
+        raise ValueError(
+            f"`labels` must give one class per labelled item ({positions.size}); "
+            f"got shape {classes.shape}."
+        )
+    if classes.size and (
+        classes.dtype.kind not in "iuf"
+        or np.any((classes != np.round(classes)) | (classes < 0) | (classes >= n_classes))
+    ):
+        raise ValueError(
+            f"`labels` must be classes 0 .. {n_classes - 1}; got {plain(classes[:6].tolist())!r}."
+        )
+    return positions, classes.astype(np.int64)
+
+
+def system_names(systems: Sequence[str] | None, n_systems: int) -> list[str]:
+    if systems is None:
+        return [f"system{k}" for k in range(n_systems)]
+    names = [str(s) for s in systems]
+    if len(names) != n_systems or len(set(names)) != n_systems:
+        raise ValueError(
+            f"`systems` must name each of the {n_systems} systems once; got {list(systems)!r}."
+        )
+    return names
+
+
+def check_measure(measure: Any, n_classes: int, name: str = "measures"):
+    """Return a measure of predictions with one output (a name or a Measure), or raise."""
+    from bayeval.measures import Measure, by_name
+
+    try:
+        m = by_name(measure) if isinstance(measure, str) else measure
+    except ValueError:
+        m = None
+    if not isinstance(m, Measure) or m.system_output != "predictions" or len(m.outputs) != 1:
+        raise ValueError(
+            f"`{name}` must be measures of a system's predictions with one output each (such as "
+            f"'accuracy' or 'f1'); got {measure!r}."
+        )
+    if n_classes > 2 and m.name != "accuracy":
+        raise ValueError(
+            f"`{name}` with {n_classes} classes can only be 'accuracy'; got {m.name!r}."
+        )
+    return m

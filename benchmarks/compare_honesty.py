@@ -1,0 +1,165 @@
+"""Benchmark: are comparisons of many systems honest? Coverage and P(best) of the label models.
+
+Two kinds of pool:
+
+- ``synthetic``: ``--systems`` systems on 2,000 items (40% positives), system ``k`` wrong on an
+  easy item with probability ``0.12 - 0.1 k / (K - 1)``; a share ``--hard`` of the items is hard,
+  where each system errs with probability 0.45 on its own and 80% of the systems follow one
+  shared coin instead (errors that systems share);
+- a Model Selector task (``--data DIR``, a checkout of RobustML-Lab/model-selector, which has no
+  license and is not shipped): ``resources/datasets/glue/<task>/{predictions,oracle}.npy``.
+
+``--design random`` labels ``--labels`` items drawn uniformly; the table reports how often the
+95% intervals of every system's accuracy covered the truth, the difference best - worst
+(synthetic), and how often P(best) >= 0.95 was reported and right. ``--design active`` follows
+Model Selector's protocol (pools of a task's ``numSamples`` items, items on which every system
+agrees dropped): each step labels a random item on which the two systems most likely best
+disagree, refitting every five labels, up to ``--labels``; it reports, per number of labels, how
+often the most likely best system is the true best and the mean P(best).
+
+Run from the repository root (single-threaded BLAS is faster on a busy machine)::
+
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/compare_honesty.py --pool synthetic \\
+        --systems 5 --hard 0.3 --model consensus --runs 30
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/compare_honesty.py --pool sst2 \\
+        --data ../model-selector --model confusion --labels 100 --runs 20
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/compare_honesty.py --pool sst2 \\
+        --data ../model-selector --model consensus --design active --labels 60 --runs 12
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from bayeval.models import ConsensusCalibration, ScoreCalibration, SystemConfusion
+
+#: Model Selector's pool size per task (its configs' ``numSamples``).
+POOL_SIZES = {"sst2": 750, "mrpc": 350, "cola": 800, "rte": 250, "qnli": 1000}
+
+
+def synthetic_pool(systems: int, hard: float, rng: np.random.Generator):
+    """Return ``(truth, predictions)`` of the synthetic pool with shared errors on hard items."""
+    n = 2_000
+    truth = rng.random(n) < 0.4
+    is_hard = rng.random(n) < hard
+    skill = np.linspace(0.0, 0.1, systems)
+    shared = rng.random(n) < 0.5
+    own = rng.random((n, systems)) < np.where(is_hard[:, None], 0.45, 0.12 - skill[None, :])
+    follows = is_hard[:, None] & (rng.random((n, systems)) < 0.8)
+    wrong = np.where(follows, shared[:, None], own)
+    return truth.astype(int), np.where(wrong, ~truth[:, None], truth[:, None]).astype(int)
+
+
+def accuracy_draws(model: str, predictions, labelled, truth, rng, draws: int = 1000):
+    """Posterior draws ``(draws, systems)`` of every system's accuracy on the pool."""
+    if model == "confusion":
+        spec = SystemConfusion(draws=draws)
+    else:
+        spec = ConsensusCalibration(calibration=ScoreCalibration(draws=draws))
+    dt = spec.posterior(predictions, labelled, truth[labelled], rng=rng)
+    return dt["posterior"]["accuracy"].values.reshape(-1, predictions.shape[1])
+
+
+def prob_best(draws: np.ndarray) -> np.ndarray:
+    """P(each system is the best), ties split evenly (as ``Comparison.prob_best``)."""
+    top = draws == draws.max(axis=1, keepdims=True)
+    return (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
+
+
+def random_design(args, pool_of):
+    """Print coverage and P(best) reports of labels drawn uniformly at random."""
+    covered, best_worst, reports = [], [], []
+    for run in range(args.runs):
+        rng = np.random.default_rng(run)
+        truth, predictions = pool_of(rng)
+        accuracy = (predictions == truth[:, None]).mean(axis=0)
+        labelled = rng.choice(truth.size, args.labels, replace=False)
+        draws = accuracy_draws(args.model, predictions, labelled, truth, run)
+        lower, upper = np.quantile(draws, [0.025, 0.975], axis=0)
+        covered.append(np.mean((lower <= accuracy) & (accuracy <= upper)))
+        if args.pool == "synthetic":  # the last system is the best, the first the worst
+            difference = draws[:, -1] - draws[:, 0]
+            low, high = np.quantile(difference, [0.025, 0.975])
+            best_worst.append(low <= accuracy[-1] - accuracy[0] <= high)
+        p = prob_best(draws)
+        reports.append((p.max(), accuracy[p.argmax()] == accuracy.max()))
+    reports = np.array(reports)
+    sure = reports[:, 0] >= 0.95
+    difference = f"; best - worst covered {np.mean(best_worst):.3f}" if best_worst else ""
+    print(
+        f"{args.pool}, {args.model}, {args.labels} random labels, {args.runs} runs: accuracy "
+        f"covered {np.mean(covered):.3f}{difference}; P(best) >= 0.95 in {int(sure.sum())} "
+        f"runs, right in "
+        f"{int(reports[sure, 1].sum())}; mean P(best) {reports[:, 0].mean():.3f}, its system "
+        f"the best in {reports[:, 1].mean():.3f}"
+    )
+
+
+def active_design(args, predictions_all, truth_all):
+    """Print, per number of labels, how often the pick is right under active labels."""
+    rows = []
+    size = POOL_SIZES[args.pool]
+    for run in range(args.runs):
+        rng = np.random.default_rng(run)
+        chosen = rng.choice(truth_all.size, size, replace=False)
+        predictions, truth = predictions_all[chosen], truth_all[chosen]
+        disagree = ~(predictions == predictions[:, :1]).all(axis=1)
+        predictions, truth = predictions[disagree], truth[disagree]
+        accuracy = (predictions == truth[:, None]).mean(axis=0)
+        labelled = list(rng.choice(truth.size, 2, replace=False))
+        while len(labelled) <= args.labels:
+            draws = accuracy_draws(args.model, predictions, np.array(labelled), truth, rng, 400)
+            p = prob_best(draws)
+            rows.append((len(labelled), p.max(), accuracy[p.argmax()] == accuracy.max()))
+            first, second = np.argsort(-p)[:2]
+            for _ in range(5):
+                unlabelled = np.setdiff1d(np.arange(truth.size), labelled)
+                split = unlabelled[
+                    predictions[unlabelled, first] != predictions[unlabelled, second]
+                ]
+                labelled.append(int(rng.choice(split if split.size else unlabelled)))
+    rows = np.array(rows, dtype=float)
+    for n in np.unique(rows[:, 0]).astype(int):
+        at = rows[rows[:, 0] == n]
+        sure = at[:, 1] >= 0.95
+        print(
+            f"{args.pool}, {args.model}, {n} active labels: best picked in {at[:, 2].mean():.2f} "
+            f"of {len(at)} pools; mean P(best) {at[:, 1].mean():.2f}; P(best) >= 0.95 in "
+            f"{int(sure.sum())}, right in {int(at[sure, 2].sum())}"
+        )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pool", default="synthetic", choices=["synthetic", *POOL_SIZES])
+    parser.add_argument("--data", type=Path, help="a checkout of RobustML-Lab/model-selector")
+    parser.add_argument("--model", default="consensus", choices=["consensus", "confusion"])
+    parser.add_argument("--design", default="random", choices=["random", "active"])
+    parser.add_argument("--systems", type=int, default=5)
+    parser.add_argument("--hard", type=float, default=0.3)
+    parser.add_argument("--labels", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args(argv)
+    warnings.simplefilter("ignore")  # the models' mixing warnings, counted in the tables instead
+    if args.pool == "synthetic":
+        if args.design == "active":
+            parser.error("--design active needs a Model Selector task (--pool sst2 ...)")
+        random_design(args, lambda rng: synthetic_pool(args.systems, args.hard, rng))
+        return
+    if args.data is None:
+        parser.error(f"--pool {args.pool} needs --data (a Model Selector checkout)")
+    task = args.data / "resources" / "datasets" / "glue" / args.pool
+    predictions = np.load(task / "predictions.npy").astype(int)
+    truth = np.load(task / "oracle.npy").astype(int)
+    if args.design == "active":
+        active_design(args, predictions, truth)
+    else:
+        random_design(args, lambda rng: (truth, predictions))
+
+
+if __name__ == "__main__":
+    main()
