@@ -72,7 +72,7 @@ def prob_best(draws: np.ndarray) -> np.ndarray:
 
 def random_design(args, pool_of):
     """Print coverage and P(best) reports of labels drawn uniformly at random."""
-    covered, best_worst, reports = [], [], []
+    covered, top_covered, top_bias, best_worst, reports = [], [], [], [], []
     for run in range(args.runs):
         rng = np.random.default_rng(run)
         truth, predictions = pool_of(rng)
@@ -80,7 +80,11 @@ def random_design(args, pool_of):
         labelled = rng.choice(truth.size, args.labels, replace=False)
         draws = accuracy_draws(args.model, predictions, labelled, truth, run)
         lower, upper = np.quantile(draws, [0.025, 0.975], axis=0)
-        covered.append(np.mean((lower <= accuracy) & (accuracy <= upper)))
+        inside = (lower <= accuracy) & (accuracy <= upper)
+        covered.append(inside.mean())
+        top = np.argsort(accuracy)[-5:]  # the five most accurate systems
+        top_covered.append(inside[top].mean())
+        top_bias.append((draws.mean(axis=0) - accuracy)[top].mean())
         if args.pool == "synthetic":  # the last system is the best, the first the worst
             difference = draws[:, -1] - draws[:, 0]
             low, high = np.quantile(difference, [0.025, 0.975])
@@ -92,9 +96,10 @@ def random_design(args, pool_of):
     difference = f"; best - worst covered {np.mean(best_worst):.3f}" if best_worst else ""
     print(
         f"{args.pool}, {args.model}, {args.labels} random labels, {args.runs} runs: accuracy "
-        f"covered {np.mean(covered):.3f}{difference}; P(best) >= 0.95 in {int(sure.sum())} "
-        f"runs, right in "
-        f"{int(reports[sure, 1].sum())}; mean P(best) {reports[:, 0].mean():.3f}, its system "
+        f"covered {np.mean(covered):.3f} (the five best systems {np.mean(top_covered):.3f}, "
+        f"their posterior means off by {np.mean(top_bias):+.3f}){difference}; "
+        f"P(best) >= 0.95 in {int(sure.sum())} runs, right in {int(reports[sure, 1].sum())}; "
+        f"mean P(best) {reports[:, 0].mean():.3f}, its system "
         f"the best in {reports[:, 1].mean():.3f}"
     )
 
