@@ -99,6 +99,7 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.models.system_confusion.SystemConfusion",
         "bayeval.models.consensus_calibration.ConsensusCalibration",
         "bayeval.comparison.compare.compare",
+        "bayeval.comparison.paired.paired_difference",
         "bayeval.measures.classification.FScore",
         "bayeval.measures.curve.PrecisionRecallCurve",
         "bayeval.intervals.design.expected_interval_width",

@@ -129,6 +129,9 @@ def _comparison():
 
 CASES["comparison"] = _comparison
 CASES["comparison differences"] = lambda: _comparison().differences
+CASES["paired difference"] = lambda: be.comparison.paired_difference(
+    [1, 1, 0, 1, 0, 1], [1, 0, 0, 1, 1, 0], rng=0
+)
 CASES["coverage study"] = lambda: be.simulate.coverage_study(
     "small", realizations=4, resamples=50, width_resamples=10, rng=0
 )
