@@ -7,7 +7,11 @@ system when its coordinate of a bivariate normal (correlation ``rho``) falls bel
 [0.005, 0.2] of ``|coverage - (1 - alpha)|``, coverage the share of repeats whose ``1 - alpha``
 interval holds ``theta_A - theta_B``. Methods: ``paired_difference``'s posterior
 (Dirichlet(1/2 + counts)) and design interval (Agresti & Min), and the paired CLT interval
-(``mean(d) +- z sd(d) / sqrt(N)``, ``d`` the per-item difference; Miller 2024). The noise floor:
+(``mean(d) +- z sd(d) / sqrt(N)``, ``d`` the per-item difference; Miller 2024), and the paired
+Bayes of Bowyer et al. re-implemented from their description: the generator's own prior
+(a bivariate-probit model) by importance sampling with ``--draws`` prior draws as proposals
+(shared by all repeats of an ``N``), its intervals the weighted quantiles (the limit of their
+resampling). The noise floor:
 a perfectly calibrated method scores about ``0.8 sqrt(0.1 / repeats)`` on average.
 
 Run from the repository root::
@@ -39,6 +43,45 @@ def simulate(n: int, repeats: int, rng: np.random.Generator):
     return theta[:, 0] - theta[:, 1], counts
 
 
+def probit_prior_draws(draws: int, rng: np.random.Generator):
+    """Prior draws of the generator's model: the difference and the four outcome shares."""
+    theta = rng.random((draws, 2))
+    rho = 2 * rng.beta(4, 2, draws) - 1
+    mu = special.ndtri(theta)
+    # both wrong: both normal coordinates above their thresholds, P(z_A > mu_A, z_B > mu_B)
+    neither = np.array(
+        [
+            stats.multivariate_normal.cdf(-mu[i], cov=[[1.0, rho[i]], [rho[i], 1.0]])
+            for i in range(draws)
+        ]
+    )
+    shares = np.stack(
+        [
+            theta[:, 0] + theta[:, 1] + neither - 1,  # both right
+            1 - theta[:, 1] - neither,  # first only
+            1 - theta[:, 0] - neither,  # second only
+            neither,
+        ],
+        axis=1,
+    )
+    return theta[:, 0] - theta[:, 1], np.clip(shares, 1e-300, 1.0)
+
+
+def weighted_intervals(values: np.ndarray, log_weights: np.ndarray, alphas=ALPHAS) -> np.ndarray:
+    """Equal-tailed intervals ``(repeats, alphas, 2)`` of ``values`` under each row's weights."""
+    order = np.argsort(values)
+    sorted_values = values[order]
+    w = np.exp(log_weights[:, order] - log_weights.max(axis=1, keepdims=True))
+    cdf = np.cumsum(w, axis=1)
+    cdf /= cdf[:, -1:]
+    out = np.empty((w.shape[0], len(alphas), 2))
+    for j, alpha in enumerate(alphas):
+        for side, level in enumerate((alpha / 2, 1 - alpha / 2)):
+            index = (cdf < level).sum(axis=1)
+            out[:, j, side] = sorted_values[np.minimum(index, values.size - 1)]
+    return out
+
+
 def coverage_error(inside: np.ndarray) -> float:
     """``inside`` is ``(repeats, alphas)``: mean over alphas of |coverage - (1 - alpha)|."""
     return float(np.mean(np.abs(inside.mean(axis=0) - (1 - ALPHAS))))
@@ -55,8 +98,18 @@ def main(argv=None):
     print("|---|---|---|---|")
     for n in (int(v) for v in args.sizes.split(",")):
         truth, counts = simulate(n, args.repeats, rng)
-        inside = {"posterior": [], "design": [], "paired CLT": []}
+        inside = {"posterior": [], "design": [], "paired CLT": [], "Bowyer et al. (IS)": []}
         width = {name: [] for name in inside}
+        difference, shares = probit_prior_draws(args.draws, rng)
+        for start in range(0, args.repeats, 500):
+            part = slice(start, start + 500)
+            log_weights = counts[part] @ np.log(shares).T  # multinomial likelihood
+            ends = weighted_intervals(difference, log_weights)
+            inside["Bowyer et al. (IS)"].extend(
+                (ends[..., 0] <= truth[part, None]) & (truth[part, None] <= ends[..., 1])
+            )
+            ends_95 = weighted_intervals(difference, log_weights, alphas=[0.05])[:, 0]
+            width["Bowyer et al. (IS)"].extend(ends_95[:, 1] - ends_95[:, 0])
         for r in range(args.repeats):
             shares = rng.dirichlet(counts[r] + 0.5, size=args.draws)
             d = shares[:, 1] - shares[:, 2]
