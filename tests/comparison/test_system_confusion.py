@@ -132,3 +132,21 @@ def test_bad_input_is_refused_naming_the_parameter(arguments, message):
 def test_draws_must_split_into_chains():
     with pytest.raises(ValueError, match="`draws` must be a multiple of `chains`"):
         SystemConfusion(draws=10, chains=4)
+
+
+def test_three_classes():
+    rng = np.random.default_rng(4)
+    truth = rng.integers(0, 3, 1_500)
+    right = rng.random((1_500, 3)) < [0.9, 0.75, 0.6]
+    wrong = (truth[:, None] + rng.integers(1, 3, (1_500, 3))) % 3  # another class at random
+    predictions = np.where(right, truth[:, None], wrong)
+    labelled = rng.choice(1_500, 150, replace=False)
+    spec = SystemConfusion(n_classes=3)
+    dt = spec.posterior(predictions, labelled, truth[labelled], rng=0)
+    assert dt["posterior"]["confusion"].shape[-2:] == (3, 3)
+    draws = dt["posterior"]["accuracy"].values.reshape(-1, 3)
+    lower, upper = np.quantile(draws, [0.005, 0.995], axis=0)
+    true = (predictions == truth[:, None]).mean(axis=0)
+    assert np.all((lower <= true) & (true <= upper))  # errors independent: the model's case
+    with pytest.raises(ValueError, match="with 3 classes can only be 'accuracy'"):
+        spec.posterior(predictions, labelled, truth[labelled], measures=("f1",))
