@@ -82,8 +82,8 @@ class SystemConfusion:
         Keep every ``thin``-th Gibbs sweep. Default: chosen by a pilot run of 100 sweeps per
         chain so that the draws are about as good as independent ones (at most 50): with few
         systems and many unlabelled items the classes and the confusion matrices move slowly
-        together (a tenth of an independent draw per sweep with three systems), with many
-        systems every sweep is close to independent.
+        together (a sweep is worth much less than an independent draw), with many systems
+        every sweep is close to independent.
     engine : {"fast", "pymc"}, default "fast"
         ``"fast"``: Gibbs sampling over the classes of the unlabelled items of each pattern of
         predictions and the parameters (conjugate; one sweep costs a few matrix products over
