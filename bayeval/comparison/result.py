@@ -10,6 +10,7 @@ a function of the same draws, so they agree with each other (a system with P(bes
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -79,7 +80,7 @@ class Comparison(Result):
         return ("system",), {"system": self.systems}
 
     def _estimate_values(self, basis):
-        return np.nanmedian(self._draws().values.reshape(-1, len(self.systems)), axis=0)
+        return _median(self._draws().values.reshape(-1, len(self.systems)))
 
     def _bounds(self, prob, kind, basis):
         ci = draws_interval(self._draws(), prob, kind, basis=basis)
@@ -217,7 +218,7 @@ class Differences(Result):
 
     def _estimate_values(self, basis):
         K = len(self.systems)
-        return np.nanmedian(self._difference.values.reshape(-1, K, K), axis=0)
+        return _median(self._difference.values.reshape(-1, K, K))
 
     def _bounds(self, prob, kind, basis):
         ci = draws_interval(self._difference, prob, kind, basis=basis, value_range=self.value_range)
@@ -244,3 +245,10 @@ class Differences(Result):
 
     def __repr__(self) -> str:
         return f"Differences({self.measure} of {len(self.systems)} systems)"
+
+
+def _median(draws: np.ndarray) -> np.ndarray:
+    """Median over the first axis, NaN draws left out; NaN (no warning) where all are NaN."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "All-NaN slice encountered", RuntimeWarning)
+        return np.nanmedian(draws, axis=0)

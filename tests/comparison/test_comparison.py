@@ -73,6 +73,13 @@ def test_draws_where_a_measure_is_undefined_are_left_out_of_who_is_best():
     assert result.estimate.values.tolist() == pytest.approx([0.3, 0.45])
 
 
+def test_a_measure_undefined_in_every_draw_gives_nan_without_a_warning():
+    draws = [[[0.9, np.nan], [0.2, np.nan], [0.3, np.nan]]]
+    result = _comparison(draws, systems=("a", "b"), measure="precision")
+    assert np.isnan(result.estimate.sel(system="b"))
+    assert np.isnan(result.differences.estimate.sel(system="a", other="b"))
+
+
 def test_table_sorts_best_first():
     table = _comparison(DRAWS).table()
     assert list(table.index) == ["a", "b", "c"]
