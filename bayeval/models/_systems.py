@@ -1,20 +1,25 @@
 """Checks and measures shared by the models of the label given several systems' predictions.
 
-:class:`~bayeval.models.SystemConfusion` and :class:`~bayeval.models.ConsensusCalibration` take
-the same inputs (predictions, labelled positions, labels, measures, system names) and turn each
-system's confusion counts into its measures the same way.
+:class:`~bayeval.models.SystemConfusion`, :class:`~bayeval.models.ConsensusCalibration` and
+:class:`~bayeval.models.CandidatePatterns` take the same inputs (predictions, labelled
+positions, labels, measures, system names) and turn each system's confusion counts into its
+measures the same way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from bayeval._validation import check_positions, plain
 
+# items per block when drawing the unlabelled items' labels (draws x items floats at a time)
+_BLOCK = 1 << 14
+
 __all__ = [
+    "binary_confusion_draws",
     "check_labelled",
     "check_measure",
     "check_predictions",
@@ -112,3 +117,39 @@ def check_measure(measure: Any, n_classes: int, name: str = "measures"):
             f"`{name}` with {n_classes} classes can only be 'accuracy'; got {m.name!r}."
         )
     return m
+
+
+def binary_confusion_draws(
+    predictions: np.ndarray,
+    positions: np.ndarray,
+    labels: np.ndarray,
+    probability: Callable[[np.ndarray], np.ndarray],
+    n_draws: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Each draw's confusion counts ``(draws, K, 2, 2)`` of every system on the whole pool.
+
+    Labelled items count with their labels; every other item's label is drawn, once per draw,
+    with the probability of a positive that ``probability(items)`` returns (shape
+    ``(n_draws, len(items))``). Items go in blocks, so memory stays ``draws x 16,384`` floats.
+    ``counts[..., c, j]``: items of true class ``c`` that the system predicts ``j``.
+    """
+    n_items = predictions.shape[0]
+    x = predictions.astype(float)
+    known = np.zeros(n_items, dtype=bool)
+    known[positions] = True
+    truth = np.zeros(n_items)
+    truth[positions] = labels
+    tp = np.tile(truth[known] @ x[known], (n_draws, 1))
+    positives = np.full(n_draws, truth[known].sum())
+    unknown = np.flatnonzero(~known)
+    for start in range(0, unknown.size, _BLOCK):
+        block = unknown[start : start + _BLOCK]
+        p = probability(block)
+        y = (rng.random(p.shape) < p).astype(float)  # (draws, block)
+        tp = tp + y @ x[block]
+        positives = positives + y.sum(axis=1)
+    predicted = x.sum(axis=0)
+    fp, fn = predicted - tp, positives[:, None] - tp
+    tn = n_items - tp - fp - fn
+    return np.stack([np.stack([tn, fp], -1), np.stack([fn, tp], -1)], axis=-2)

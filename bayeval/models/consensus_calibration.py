@@ -22,6 +22,7 @@ from bayeval._core import calibration as kernel
 from bayeval._core.consensus import consensus_log_odds
 from bayeval._validation import check_rng
 from bayeval.models._systems import (
+    binary_confusion_draws,
     check_labelled,
     check_measure,
     check_predictions,
@@ -31,9 +32,6 @@ from bayeval.models._systems import (
 from bayeval.models.score_calibration import ScoreCalibration
 
 __all__ = ["ConsensusCalibration"]
-
-# items per block when drawing the unlabelled items' labels (draws x items floats at a time)
-_BLOCK = 1 << 14
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -163,7 +161,14 @@ class ConsensusCalibration:
         # covariate of the curve
         bound = self.calibration.bind(Pool(special.expit(score)), Accuracy())
         fit = bound.fit(positions, classes, rng=rng)
-        counts = self._confusion_draws(bound, fit.theta, preds, positions, classes, rng)
+
+        def probability(items):  # the curve at each item's consensus, in every draw
+            t = bound.covariate(items)
+            return kernel.positive_probability(fit.theta, bound.prior, t, np.zeros(items.size, int))
+
+        counts = binary_confusion_draws(
+            preds, positions, classes, probability, fit.theta.shape[0], rng
+        )
         tree = fit.to_datatree()
         posterior = tree["posterior"].to_dataset().drop_vars("accuracy")
         chains, per_chain = posterior.sizes["chain"], posterior.sizes["draw"]
@@ -180,29 +185,3 @@ class ConsensusCalibration:
         constant = groups.get("constant_data", xr.Dataset())
         groups["constant_data"] = constant.assign(consensus=("item", score))
         return xr.DataTree.from_dict(groups)
-
-    @staticmethod
-    def _confusion_draws(bound, theta, preds, positions, classes, rng) -> np.ndarray:
-        """Each draw's confusion counts ``(draws, K, 2, 2)`` of every system on the pool."""
-        n_items, K = preds.shape
-        D = theta.shape[0]
-        x = preds.astype(float)
-        known = np.zeros(n_items, dtype=bool)
-        known[positions] = True
-        truth = np.zeros(n_items)
-        truth[positions] = classes
-        # true positives of each system and positives in all, item block by item block
-        tp = np.tile(truth[known] @ x[known], (D, 1))
-        positives = np.full(D, truth[known].sum())
-        unknown = np.flatnonzero(~known)
-        for start in range(0, unknown.size, _BLOCK):
-            block = unknown[start : start + _BLOCK]
-            t = bound.covariate(block)
-            p = kernel.positive_probability(theta, bound.prior, t, np.zeros(block.size, int))
-            y = (rng.random(p.shape) < p).astype(float)  # (D, block)
-            tp += y @ x[block]
-            positives += y.sum(axis=1)
-        predicted = x.sum(axis=0)
-        fp, fn = predicted - tp, positives[:, None] - tp
-        tn = n_items - tp - fp - fn
-        return np.stack([np.stack([tn, fp], -1), np.stack([fn, tp], -1)], axis=-2)

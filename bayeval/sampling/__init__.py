@@ -7,6 +7,7 @@
 ``OASIS``          stratified adaptive importance sampling (Marchant & Rubinstein 2017)
 ``AIS``            adaptive importance sampling with a Dirichlet-tree oracle model (2021)
 ``StochasticAIS``  the same for a stochastic oracle: every draw is a new question (App. H)
+``ModelSelection`` labels that tell which of several systems is best, with a stopping rule
 =================  =====================================================================
 
 Every sampler has ``ask(n)`` (ids of ``n`` new items to label), ``tell(ids, labels)`` and
@@ -16,6 +17,7 @@ Every sampler has ``ask(n)`` (ids of ``n`` new items to label), ``tell(ids, labe
 from bayeval.sampling.ais import AIS
 from bayeval.sampling.base import Sampler
 from bayeval.sampling.estimate import Estimate
+from bayeval.sampling.model_selection import ModelSelection
 from bayeval.sampling.oasis import OASIS
 from bayeval.sampling.passive import Passive
 from bayeval.sampling.run import Run, evaluate
@@ -26,6 +28,7 @@ from bayeval.sampling.stratified import Stratified
 __all__ = [
     "AIS",
     "Estimate",
+    "ModelSelection",
     "OASIS",
     "Passive",
     "Run",

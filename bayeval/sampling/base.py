@@ -40,7 +40,7 @@ class Sampler(ABC):
 
     @validate(batch_size=Integer(minimum=1), rng=Seed())
     def __init__(self, pool: Any, measure: Any, *, batch_size: int = 50, rng: Any = None):
-        self.target = Target(pool, measure)
+        self.target = self._build_target(pool, measure)
         self.pool, self.measure = pool, measure
         self.batch_size = batch_size
         self._rng = check_rng(rng)
@@ -299,6 +299,10 @@ class Sampler(ABC):
         )
 
     # -- what samplers define ------------------------------------------------------------------
+    def _build_target(self, pool: Any, measure: Any) -> Target | None:
+        """Return the measure's losses over the pool that the sampler estimates (a ``Target``)."""
+        return Target(pool, measure)
+
     @abstractmethod
     def _available(self) -> int:
         """Items that :meth:`ask` could still return."""

@@ -13,23 +13,34 @@ from bayeval._validation import check_choice
 from bayeval.sampling.base import Sampler
 from bayeval.sampling.estimate import Estimate
 
-__all__ = ["Run", "evaluate", "sampler_class"]
+__all__ = ["Run", "evaluate", "labeller", "sampler_class"]
 
+#: The samplers that estimate a measure (:func:`evaluate`, the command line's ``--sampler``).
 SAMPLERS = ("ais", "oasis", "passive", "static_is", "stochastic_ais", "stratified")
+#: Every sampler by name, model selection included (what a session may hold).
+ALL_SAMPLERS = (*SAMPLERS, "model_selection")
 
 
 def sampler_class(name: str) -> type[Sampler]:
-    """Return the sampler class of a name in :data:`SAMPLERS`.
+    """Return the sampler class of a name in :data:`ALL_SAMPLERS`.
 
     Examples
     --------
     >>> sampler_class("static_is").__name__
     'StaticIS'
     """
-    from bayeval.sampling import AIS, OASIS, Passive, StaticIS, StochasticAIS, Stratified
+    from bayeval.sampling import (
+        AIS,
+        OASIS,
+        ModelSelection,
+        Passive,
+        StaticIS,
+        StochasticAIS,
+        Stratified,
+    )
 
-    name = check_choice(name, SAMPLERS, "sampler")
-    classes = (AIS, OASIS, Passive, StaticIS, StochasticAIS, Stratified)
+    name = check_choice(name, ALL_SAMPLERS, "sampler")
+    classes = (AIS, OASIS, ModelSelection, Passive, StaticIS, StochasticAIS, Stratified)
     return {cls.method: cls for cls in classes}[name]
 
 
@@ -134,7 +145,7 @@ def evaluate(
     else:
         cls = sampler_class(sampler)
         instance = cls(pool, measure, batch_size=batch_size, rng=rng, **sampler_options)
-    label = _labeller(oracle, pool)
+    label = labeller(oracle, pool)
     rows, stages = [], []
     while instance.labels_used < budget:
         ids = instance.ask(min(batch_size, budget - instance.labels_used))
@@ -147,7 +158,8 @@ def evaluate(
     return Run(instance, est, _history(rows, stages, est.outputs, prob))
 
 
-def _labeller(oracle: Any, pool: Any) -> Callable[[np.ndarray], np.ndarray]:
+def labeller(oracle: Any, pool: Any) -> Callable[[np.ndarray], np.ndarray]:
+    """Return a function from pool ids to labels: ``oracle`` as labels, function or Oracle."""
     from bayeval.oracles import Oracle
 
     if isinstance(oracle, Oracle):

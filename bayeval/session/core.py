@@ -140,7 +140,7 @@ class Session:
         measure : bayeval.measures.Measure
             The measure the sampler estimates; stored in the session.
         sampler : str, default "ais"
-            A name of ``bayeval.sampling.run.SAMPLERS``.
+            A name of ``bayeval.sampling.run.ALL_SAMPLERS``.
         rng : int, optional
             The sampler's seed (drawn and stored when not given): replay needs it.
         label_rule : {"latest", "majority"}, default "latest"

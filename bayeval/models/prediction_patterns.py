@@ -1,0 +1,192 @@
+"""A model of the label given many systems' predictions: one rate of positives per pattern.
+
+Items on which every system predicts the same (a *pattern* of the ``K`` systems' 0/1
+predictions) form a cell, and the cell's items are exchangeable: its rate of positives has a
+Beta prior and is learned only from the cell's own labels. Nothing is assumed about how systems
+err together, which is what makes its probability that a system is the best trustworthy where
+systems share errors, at the price of learning nothing about a pattern no label has reached.
+It is the model of :class:`bayeval.sampling.ModelSelection`. Model card:
+``models/prediction_patterns/spec.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bayeval._constraints import Integer, Pair, Positive, validate_fields
+from bayeval._core import pattern_cells as kernel
+from bayeval._validation import check_rng
+from bayeval.models._systems import (
+    check_labelled,
+    check_measure,
+    check_predictions,
+    measure_from_counts,
+    system_names,
+)
+
+__all__ = ["CellPosterior", "PredictionPatterns"]
+
+
+@dataclass(frozen=True, kw_only=True)
+@validate_fields(prior=Pair(Positive()), draws=Integer(minimum=1))
+class PredictionPatterns:
+    """The label of each item from its pattern of the systems' predictions, one rate per pattern.
+
+    Cell ``c`` (a distinct row of the predictions) holds ``N_c`` items, ``n_c`` of them
+    labelled with ``o_c`` positives. Its rate is ``theta_c ~ Beta(a, b)`` a priori and
+    ``Beta(a + o_c, b + n_c - o_c)`` after the labels; its ``N_c - n_c`` unlabelled items hold
+    ``Binomial(N_c - n_c, theta_c)`` positives. Every system predicts alike on a cell, so the
+    positives per cell give every system's confusion counts on *this* pool, and so its measures.
+
+    Parameters
+    ----------
+    prior : (float, float), default (0.5, 0.5)
+        The Beta prior of each cell's rate (Jeffreys'). It is deliberately not centred on the
+        systems' vote: a prior that trusts the majority counts a system that is right where the
+        majority is wrong as wrong, and its P(best) then picked the wrong system with confidence
+        (the model card).
+    draws : int, default 2000
+        Posterior draws (one chain).
+
+    Notes
+    -----
+    A pattern without labels keeps its prior: with many systems most patterns are single items,
+    and an unlabelled item is a coin toss to this model. So each system's measure is pulled
+    toward that of a coin on the items no label has reached (the intervals of single measures
+    hold the truth only where labels cover the disagreements), while the comparison of the
+    leading systems, which differ only on their disagreements, is what the labels resolve.
+
+    Examples
+    --------
+    Two systems that disagree on 40 of 1,000 items, every disagreement labelled:
+
+    >>> import numpy as np
+    >>> from bayeval.models import PredictionPatterns
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.random(1_000) < 0.5
+    >>> a = truth.copy(); a[:40] = ~truth[:40]; a[:10] = truth[:10]     # a is right on 10 of 40
+    >>> b = truth.copy(); b[:40] = ~a[:40]                              # b on the other 30
+    >>> predictions = np.stack([a, b], axis=1).astype(int)
+    >>> disagree = np.flatnonzero(predictions[:, 0] != predictions[:, 1])
+    >>> dt = PredictionPatterns().posterior(predictions, disagree, truth[disagree], rng=1)
+    >>> difference = dt["posterior"]["accuracy"].diff("system")
+    >>> float(difference.std()), float(difference.mean())    # known exactly: 20 of 1,000 items
+    (0.0, 0.02)
+    """
+
+    prior: tuple[float, float] = (0.5, 0.5)
+    draws: int = 2000
+
+    def fit(
+        self, predictions: np.ndarray, positions: np.ndarray, labels: np.ndarray, rng: Any
+    ) -> CellPosterior:
+        """Draw every cell's positives from checked inputs (``(n, K)`` 0/1, positions, 0/1)."""
+        patterns, cell = kernel.pattern_cells(predictions)
+        sizes, labelled, ones = kernel.cell_counts(cell, patterns.shape[0], positions, labels)
+        rate, positives = kernel.draw_positives(
+            self.prior, sizes, labelled, ones, self.draws, check_rng(rng)
+        )
+        return CellPosterior(patterns, cell, sizes, labelled, ones, rate, positives)
+
+    def posterior(
+        self,
+        predictions: Any,
+        labelled: Any,
+        labels: Any,
+        *,
+        measures: Sequence[Any] = ("accuracy",),
+        systems: Sequence[str] | None = None,
+        rng: Any = None,
+    ):
+        """Posterior of each system's measures on this pool.
+
+        Parameters
+        ----------
+        predictions : array_like of {0, 1}, shape (n_items, n_systems)
+            Each system's prediction of each item.
+        labelled : array_like of int
+            Positions of the labelled items (distinct).
+        labels : array_like of {0, 1}
+            Their labels, in the order of ``labelled``.
+        measures : sequence of str or bayeval.measures.Measure, default ("accuracy",)
+            Measures of a system's predictions.
+        systems : sequence of str, optional
+            Names of the systems; default ``"system0", "system1", ...``.
+        rng : int, numpy.random.Generator or None
+            Seed or generator of every draw.
+
+        Returns
+        -------
+        xarray.DataTree
+            ``posterior``: each measure (``system``) and ``rate`` (``cell``), dims ``chain``
+            (one) and ``draw`` first; ``constant_data``: ``pattern`` (``cell``, ``system``),
+            ``cell_size`` and ``cell_labelled`` (``cell``). Attributes ``n_items``,
+            ``n_labelled``.
+        """
+        import xarray as xr
+
+        preds = check_predictions(predictions, 2)
+        n_items, K = preds.shape
+        positions, classes = check_labelled(labelled, labels, n_items, 2)
+        names = system_names(systems, K)
+        measure_list = [check_measure(m, 2) for m in measures]
+        cells = self.fit(preds, positions, classes, rng)
+        counts = cells.confusion()
+        posterior = xr.Dataset(
+            {"rate": (("chain", "draw", "cell"), cells.rate[None])},
+            coords={"system": names},
+            attrs={"n_items": n_items, "n_labelled": positions.size},
+        )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for m in measure_list:
+                values = measure_from_counts(m, counts)[None]
+                posterior[m.name] = (("chain", "draw", "system"), values)
+        constant = xr.Dataset(
+            {
+                "pattern": (("cell", "system"), cells.patterns),
+                "cell_size": ("cell", cells.sizes),
+                "cell_labelled": ("cell", cells.labelled),
+            },
+            coords={"system": names},
+        )
+        return xr.DataTree.from_dict({"posterior": posterior, "constant_data": constant})
+
+
+@dataclass(frozen=True)
+class CellPosterior:
+    """Posterior draws of a :class:`PredictionPatterns` fit: the cells and their positives.
+
+    Attributes
+    ----------
+    patterns : numpy.ndarray
+        ``(n_cells, K)`` each cell's predictions.
+    cell : numpy.ndarray
+        ``(n_items,)`` each item's cell.
+    sizes, labelled, ones : numpy.ndarray
+        ``(n_cells,)`` items, labelled items and labelled positives per cell.
+    rate, positives : numpy.ndarray
+        ``(draws, n_cells)`` each cell's rate and its positives in all, per draw.
+    """
+
+    patterns: np.ndarray
+    cell: np.ndarray
+    sizes: np.ndarray
+    labelled: np.ndarray
+    ones: np.ndarray
+    rate: np.ndarray
+    positives: np.ndarray
+
+    def confusion(self) -> np.ndarray:
+        """Every system's confusion counts in each draw, ``(draws, K, 2, 2)``."""
+        return kernel.confusion_of_cells(self.positives, self.sizes, self.patterns)
+
+    def unlabelled_rate(self) -> np.ndarray:
+        """Share of positives among each cell's unlabelled items per draw (0 where none)."""
+        left = self.sizes - self.labelled
+        return np.divide(
+            self.positives - self.ones, left, out=np.zeros(self.positives.shape), where=left > 0
+        )

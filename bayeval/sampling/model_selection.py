@@ -1,0 +1,292 @@
+"""Active model selection: label where the systems disagree until the best one is clear."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from bayeval._constraints import Instance, Integer, OneOf, Optional, Positive, Prob, Seed, validate
+from bayeval._core import pattern_cells as kernel
+from bayeval.sampling.base import Sampler
+
+__all__ = ["CHOICES", "ModelSelection"]
+
+#: How :class:`ModelSelection` chooses the next item: the most informative one, or (the
+#: baselines, under the same model and stopping rule) uniformly among the items where the
+#: systems disagree, or uniformly over the pool.
+CHOICES = ("information", "disagreement", "uniform")
+
+
+class ModelSelection(Sampler):
+    """Choose labels that tell which of several systems is the best; stop when it is clear.
+
+    The labels are modelled by :class:`~bayeval.models.PredictionPatterns` (one rate of
+    positives per pattern of the systems' predictions, finite population). After each stage
+    its posterior gives every system's measure on the pool in each draw, hence the best system
+    of each draw. The next item is the one whose label is expected to tell most about which
+    system is best: the mutual information between that label and the best system, computed
+    from the same draws, highest for the patterns on which the likely winners disagree. Items
+    on which every system agrees never change which is best and are never asked for.
+
+    Parameters
+    ----------
+    pool : bayeval.Pool
+        Two or more systems; their predictions are used (scores are not).
+    measure : str or bayeval.measures.Measure, default "accuracy"
+        A measure of a system's predictions with one output (``"accuracy"``, ``"f1"``, ...).
+    target : float, default 0.95
+        :attr:`done` once a system's P(best) reaches it.
+    regret : float, optional
+        :attr:`done` also once the leading system's expected regret (the measure it is
+        expected to lose against the best) is at most this.
+    choose : {"information", "disagreement", "uniform"}, default "information"
+        How items are chosen: by information about the best system, or (baselines) uniformly
+        among the items where the systems disagree, or uniformly over the pool.
+    model : bayeval.models.PredictionPatterns, optional
+        Its prior and number of draws; default ``PredictionPatterns()``.
+    batch_size : int, default 1
+        Items per stage (the posterior is updated after each stage).
+    rng : int, numpy.random.Generator or None
+        Seed of the choices; the posterior draws have their own stream derived from it.
+
+    Notes
+    -----
+    The stopping rule "P(best) >= 0.95" picked the true best in every run that stopped in the
+    simulations of ``tests/comparison/test_model_selection.py`` and ``benchmarks/
+    model_selection.py``. The model learns nothing about a pattern no label has reached (each
+    is a coin toss a priori), so a system's measure on its own is pulled toward a coin's where
+    labels are few (see :class:`~bayeval.models.PredictionPatterns`); what the labels resolve
+    is the comparison of the leading systems.
+
+    Examples
+    --------
+    Five systems that share some of their errors (every system errs on the hard tenth of the
+    items, at different rates):
+
+    >>> import numpy as np
+    >>> import bayeval as be
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.random(2_000) < 0.3
+    >>> hard = rng.random(2_000) < 0.1
+    >>> wrong = np.where(hard[:, None], rng.random((2_000, 5)) < [0.2, 0.3, 0.4, 0.5, 0.6],
+    ...                  rng.random((2_000, 5)) < 0.02)
+    >>> predictions = np.where(wrong, ~truth[:, None], truth[:, None]).astype(float)
+    >>> pool = be.Pool(predictions, systems=["a", "b", "c", "d", "e"])
+    >>> sampler = be.sampling.ModelSelection(pool, rng=0)
+    >>> history = sampler.run(truth, budget=300)
+    >>> sampler.done, sampler.best, sampler.labels_used
+    (True, 'a', 97)
+    >>> [round(float(v), 3) for v in (predictions == truth[:, None]).mean(axis=0)]  # the truth
+    [0.966, 0.956, 0.945, 0.931, 0.923]
+    """
+
+    method: ClassVar[str] = "model_selection"
+
+    @validate(
+        target=Prob(),
+        regret=Optional(Positive()),
+        choose=OneOf(CHOICES),
+        model=Optional(
+            Instance(
+                "bayeval.models.prediction_patterns.PredictionPatterns", "a PredictionPatterns"
+            )
+        ),
+        batch_size=Integer(minimum=1),
+        rng=Seed(),
+    )
+    def __init__(
+        self,
+        pool: Any,
+        measure: Any = "accuracy",
+        *,
+        target: float = 0.95,
+        regret: float | None = None,
+        choose: str = "information",
+        model: Any = None,
+        batch_size: int = 1,
+        rng: Any = None,
+    ):
+        from bayeval.models import PredictionPatterns
+        from bayeval.models._systems import check_measure
+
+        measure = check_measure(measure, 2, "measure")
+        if pool.n_systems < 2:
+            raise ValueError(
+                f"`pool` must hold two or more systems to select among; got {pool.n_systems}."
+            )
+        super().__init__(pool, measure, batch_size=batch_size, rng=rng)
+        self.target_prob, self.regret_tolerance, self.choose = target, regret, choose
+        self.model = PredictionPatterns() if model is None else model
+        self._predictions = pool.predictions.reshape(pool.size, -1).astype(np.int8)
+        disagree = self._predictions.min(axis=1) != self._predictions.max(axis=1)
+        self._askable = disagree if choose != "uniform" else np.ones(pool.size, dtype=bool)
+        self._fit()
+
+    # -- what is known -------------------------------------------------------------------------
+    @property
+    def prob_best(self) -> np.ndarray:
+        """P(system is the best) in the latest posterior, ``(n_systems,)`` (ties shared)."""
+        return self._prob_best
+
+    @property
+    def expected_regret(self) -> np.ndarray:
+        """Expected loss of choosing each system, ``(n_systems,)``, in the latest posterior."""
+        return self._regret
+
+    @property
+    def best(self) -> str:
+        """The system most likely to be the best (ties: the lower expected regret)."""
+        order = np.lexsort((self._regret, -self._prob_best))
+        return str(self.pool.systems[order[0]])
+
+    @property
+    def done(self) -> bool:
+        """Whether the stopping rule holds: P(best) >= ``target`` or regret <= ``regret``."""
+        if self._prob_best.max() >= self.target_prob:
+            return True
+        return self.regret_tolerance is not None and self._regret.min() <= self.regret_tolerance
+
+    @property
+    def disagreements(self) -> int:
+        """Items on which the systems do not all predict the same."""
+        return int(np.count_nonzero(self._predictions.min(axis=1) != self._predictions.max(axis=1)))
+
+    def estimate(self, *, measure: Any = None, rng: Any = None):
+        """Return the comparison of the systems from the labels so far.
+
+        Parameters
+        ----------
+        measure : str or bayeval.measures.Measure, optional
+            Default the sampler's.
+        rng : int, numpy.random.Generator or None
+            Seed of the posterior draws; default one fixed by the labels so far.
+
+        Returns
+        -------
+        bayeval.comparison.Comparison
+        """
+        from bayeval.comparison import Comparison
+        from bayeval.models._systems import check_measure
+
+        measure = self.measure if measure is None else check_measure(measure, 2, "measure")
+        positions = self._labelled_positions()
+        tree = self.model.posterior(
+            self._predictions,
+            positions,
+            self._label_array(positions),
+            measures=(measure,),
+            systems=list(self.pool.systems),
+            rng=self._posterior_seed() if rng is None else rng,
+        )
+        return Comparison(measure=measure.name, model=repr(self.model), posterior=tree)
+
+    @validate(budget=Integer(minimum=1))
+    def run(self, oracle: Any, budget: int):
+        """Ask, label with ``oracle`` and tell until :attr:`done` or ``budget`` labels are used.
+
+        Parameters
+        ----------
+        oracle : array_like or callable
+            The true labels of every pool item (in pool order), or a function from an array
+            of ids to their 0/1 labels.
+        budget : int
+            The most labels to use in all (those already told count).
+
+        Returns
+        -------
+        xarray.Dataset
+            ``prob_best`` and ``expected_regret`` (dims ``labels``, ``system``) after each
+            stage of this run.
+        """
+        import xarray as xr
+
+        from bayeval.sampling.run import labeller
+
+        reachable = self.labels_used + self._available()
+        if budget > reachable:
+            raise ValueError(
+                f"`budget` must be at most {reachable}: the items {self.choose!r} choice can "
+                f"label ({self.disagreements} of the {self.pool.size} items are ones on which "
+                f"the systems disagree); got {budget}."
+            )
+        label = labeller(oracle, self.pool)
+        used, prob_best, regret = [], [], []
+        while not self.done and self.labels_used < budget:
+            ids = self.ask(min(self.batch_size, budget - self.labels_used))
+            self.tell(ids, label(ids))
+            used.append(self.labels_used)
+            prob_best.append(self._prob_best)
+            regret.append(self._regret)
+        dims = ("labels", "system")
+        return xr.Dataset(
+            {
+                "prob_best": (dims, np.reshape(prob_best, (-1, self.pool.n_systems))),
+                "expected_regret": (dims, np.reshape(regret, (-1, self.pool.n_systems))),
+            },
+            coords={"labels": used, "system": list(self.pool.systems)},
+        )
+
+    # -- the sampler's hooks -------------------------------------------------------------------
+    def _build_target(self, pool: Any, measure: Any) -> None:
+        return None  # the model, not a loss table, gives the measures (many systems allowed)
+
+    def _available(self) -> int:
+        taken = self._taken()
+        return int(np.count_nonzero(self._askable) - np.count_nonzero(self._askable[taken]))
+
+    def _update(self) -> None:
+        self._fit()
+
+    def _recount(self) -> None:
+        self._fit()
+
+    def _ask(self, n: int) -> np.ndarray:
+        free = self._askable.copy()
+        free[self._taken()] = False
+        if self.choose != "information" or not np.any(self._gain[self._cells.cell[free]] > 0):
+            return self._rng.choice(np.flatnonzero(free), size=n, replace=False)
+        cell = self._cells.cell
+        # cells by decreasing information (random order among equals), one item per cell per
+        # pass, until n items are chosen
+        n_cells = self._gain.size
+        order = np.lexsort((self._rng.random(n_cells), -self._gain))
+        order = order[self._gain[order] > 0]
+        chosen: list[int] = []
+        while len(chosen) < n:
+            progressed = False
+            for c in order:
+                items = np.flatnonzero(free & (cell == c))
+                if items.size:
+                    pick = int(self._rng.choice(items))
+                    chosen.append(pick)
+                    free[pick] = False
+                    progressed = True
+                    if len(chosen) == n:
+                        break
+            if not progressed:  # the informative cells are used up: the rest uniformly
+                rest = np.flatnonzero(free)
+                chosen.extend(self._rng.choice(rest, size=n - len(chosen), replace=False))
+        return np.array(chosen, dtype=np.int64)
+
+    def _estimate(self, variance, target, posterior):  # estimate() is overridden
+        raise NotImplementedError
+
+    def _fit(self) -> None:
+        """Draw the posterior from the labels so far; P(best), regret and each cell's gain."""
+        from bayeval.models._systems import measure_from_counts
+
+        positions = self._labelled_positions()
+        rng = np.random.default_rng(self._posterior_seed())
+        self._cells = self.model.fit(
+            self._predictions, positions, self._label_array(positions), rng
+        )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = measure_from_counts(self.measure, self._cells.confusion())
+        self._prob_best, self._regret = kernel.best_shares(values)
+        self._gain = np.zeros(self._cells.sizes.size)
+        if self.choose == "information":
+            defined = ~np.isnan(values).any(axis=1)
+            best = kernel.best_in_draws(values[defined], rng)
+            rate = self._cells.unlabelled_rate()[defined]
+            self._gain = kernel.information_gain(best, self.pool.n_systems, rate)

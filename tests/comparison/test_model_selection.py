@@ -1,0 +1,159 @@
+"""ModelSelection: the ask/tell protocol, exactness once disagreements are labelled, sessions, and
+the stopping rule "P(best) >= 0.95" checked by simulation on pools where the truth is known."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import bayeval as be
+from bayeval.models import PredictionPatterns
+from bayeval.sampling import ModelSelection
+
+
+def shared_error_pool(seed, n=1_000, rates=(0.2, 0.3, 0.4, 0.5, 0.6)):
+    """Systems that err mostly on a hard tenth of the items, so their errors overlap."""
+    rng = np.random.default_rng(seed)
+    truth = rng.random(n) < 0.3
+    hard = rng.random(n) < 0.1
+    wrong = np.where(hard[:, None], rng.random((n, len(rates))) < rates, rng.random((n, 5)) < 0.02)
+    predictions = np.where(wrong, ~truth[:, None], truth[:, None]).astype(float)
+    return be.Pool(predictions, systems=list("abcde")), truth
+
+
+def fair_systems():
+    """92 logistic regressions on subsets of the Fair affairs data (statsmodels ships it).
+
+    Fitted on 2,000 respondents, predicting the other 4,366: real models of one task whose
+    errors overlap heavily (the best two differ on a handful of items).
+    """
+    import statsmodels.api as sm
+
+    data = sm.datasets.fair.load_pandas().data
+    truth = (data["affairs"] > 0).to_numpy()
+    features = data.drop(columns=["affairs"]).to_numpy(float)
+    order = np.random.default_rng(0).permutation(truth.size)
+    train, test = order[:2_000], order[2_000:]
+    predictions = []
+    for k in (1, 2, 3):
+        for columns in itertools.combinations(range(features.shape[1]), k):
+            x = sm.add_constant(features[:, columns])
+            fit = sm.Logit(truth[train].astype(float), x[train]).fit(disp=0)
+            predictions.append(fit.predict(x[test]) > 0.5)
+    return np.array(predictions).T.astype(float), truth[test]
+
+
+def test_asks_only_where_systems_disagree_and_refuses_larger_budgets():
+    pool, truth = shared_error_pool(0)
+    sampler = ModelSelection(pool, rng=1)
+    preds = pool.predictions
+    disagree = preds.min(axis=1) != preds.max(axis=1)
+    ids = sampler.ask(20)
+    assert disagree[ids].all()
+    sampler.tell(ids, truth[ids])
+    assert sampler.labels_used == 20
+    with pytest.raises(ValueError, match=r"`budget` must be at most 1\d\d: .* disagree"):
+        sampler.run(truth, budget=int(disagree.sum()) + 1)
+    with pytest.raises(ValueError, match="`n` must be at most"):
+        sampler.ask(int(disagree.sum()))
+    with pytest.raises(ValueError, match="`pool` must hold two or more systems"):
+        ModelSelection(be.Pool(preds[:, 0]))
+    with pytest.raises(ValueError, match="`measure` must be measures of a system's predictions"):
+        ModelSelection(pool, "brier")
+
+
+def test_every_disagreement_labelled_makes_the_comparison_exact():
+    """The finite population: once the disagreements are known, so is every difference."""
+    pool, truth = shared_error_pool(1, n=400)
+    sampler = ModelSelection(pool, choose="disagreement", batch_size=500, rng=2)
+    ids = sampler.ask(sampler.disagreements)
+    sampler.tell(ids, truth[ids])
+    correct = (pool.predictions == truth[:, None]).mean(axis=0)
+    differences = sampler.estimate().differences.posterior["posterior"]["difference"]
+    np.testing.assert_allclose(differences.std(("chain", "draw")), 0.0, atol=1e-12)
+    expected = correct[:, None] - correct[None, :]
+    np.testing.assert_allclose(differences.mean(("chain", "draw")), expected, atol=1e-12)
+    best = np.flatnonzero(correct == correct.max())
+    assert sampler.best in [pool.systems[k] for k in best]
+    np.testing.assert_allclose(sampler.prob_best[best].sum(), 1.0)
+    assert sampler.done
+
+
+def test_baselines_choose_from_their_own_items():
+    pool, truth = shared_error_pool(2)
+    disagree = pool.predictions.min(axis=1) != pool.predictions.max(axis=1)
+    uniform = ModelSelection(pool, choose="uniform", rng=0)
+    assert uniform._available() == pool.size
+    asked = uniform.ask(300)
+    assert not disagree[asked].all()  # about 17% of items disagree: 300 uniform draws reach both
+    spread = ModelSelection(pool, choose="disagreement", rng=0)
+    assert disagree[spread.ask(50)].all()
+
+
+def test_a_session_of_model_selection_survives_a_reopen(tmp_path):
+    pool, truth = shared_error_pool(3)
+    path = tmp_path / "select.bayeval"
+    session = be.Session.create(
+        path, pool, be.measures.Accuracy(), sampler="model_selection", rng=4
+    )
+    for _ in range(5):
+        ids = session.ask(2)
+        session.tell(ids, truth[ids])
+    before = session.sampler.prob_best.copy()
+    pending = session.ask(1)
+    session.close()
+    reopened = be.Session.open(path)
+    try:
+        np.testing.assert_array_equal(reopened.sampler.prob_best, before)
+        np.testing.assert_array_equal(reopened.pending, pending)
+        reopened.tell(pending, truth[pending])
+        assert reopened.labels_count() == 11
+        assert isinstance(reopened.estimate(), be.comparison.Comparison)
+    finally:
+        reopened.close()
+
+
+def _stops(pools, budget, model):
+    """Run each pool to ``done`` or ``budget``; return (stopped, right) counts and labels used."""
+    stopped = right = 0
+    used = []
+    for seed, (predictions, truth) in enumerate(pools):
+        pool = be.Pool(predictions)
+        sampler = ModelSelection(pool, model=model, rng=seed)
+        sampler.run(truth, budget=min(budget, sampler.disagreements))
+        if sampler.done:
+            correct = (predictions == truth[:, None]).sum(axis=0)
+            stopped += 1
+            right += int(correct[list(pool.systems).index(sampler.best)] == correct.max())
+            used.append(sampler.labels_used)
+    return stopped, right, used
+
+
+@pytest.mark.slow
+def test_stopping_at_prob_best_095_picks_the_true_best_on_shared_errors():
+    """The stopping rule's promise: of the runs that stop, at least 95% pick the true best.
+
+    40 pools of five systems with overlapping errors. With R runs stopped, the share right is
+    required to be at least 0.95 - 2 sqrt(0.95 * 0.05 / R) (two binomial standard errors).
+    """
+    pools = []
+    for seed in range(40):
+        pool, truth = shared_error_pool(100 + seed, n=600)
+        pools.append((pool.predictions.astype(float), truth))
+    stopped, right, _ = _stops(pools, budget=120, model=PredictionPatterns(draws=1000))
+    assert stopped >= 20
+    assert right / stopped >= 0.95 - 2 * np.sqrt(0.95 * 0.05 / stopped)
+
+
+@pytest.mark.slow
+def test_stopping_at_prob_best_095_picks_the_true_best_among_92_real_models():
+    """Real models (the Fair data): 24 pools of 400 respondents each, 92 systems, budget 150."""
+    predictions, truth = fair_systems()
+    rng = np.random.default_rng(5)
+    pools = []
+    for _ in range(24):
+        rows = rng.choice(truth.size, 400, replace=False)
+        pools.append((predictions[rows], truth[rows]))
+    stopped, right, _ = _stops(pools, budget=150, model=PredictionPatterns(draws=500))
+    assert stopped >= 5
+    assert right / stopped >= 0.95 - 2 * np.sqrt(0.95 * 0.05 / stopped)
