@@ -11,15 +11,15 @@ beta-binomial (the finite-population posterior).
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 __all__ = [
     "best_in_draws",
     "best_shares",
-    "cell_counts",
-    "confusion_of_cells",
-    "draw_positives",
+    "confusion_from_true_positives",
     "information_gain",
     "pattern_cells",
+    "positives_from_uniforms",
 ]
 
 
@@ -36,45 +36,62 @@ def pattern_cells(predictions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return patterns.astype(np.int8), cell.reshape(-1)
 
 
-def cell_counts(
-    cell: np.ndarray, n_cells: int, positions: np.ndarray, labels: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return each cell's items, labelled items and labelled positives (three ``(n_cells,)``)."""
-    sizes = np.bincount(cell, minlength=n_cells)
-    labelled = np.bincount(cell[positions], minlength=n_cells)
-    ones = np.bincount(cell[positions], weights=labels, minlength=n_cells).astype(np.int64)
-    return sizes, labelled, ones
-
-
-def draw_positives(
+def positives_from_uniforms(
+    uniforms: np.ndarray,
     prior: tuple[float, float],
     sizes: np.ndarray,
     labelled: np.ndarray,
     ones: np.ndarray,
-    n_draws: int,
-    rng: np.random.Generator,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Draw each cell's rate and its positives in all, labelled or not: ``(n_draws, n_cells)`` each.
+) -> np.ndarray:
+    """Return each cell's positives in all, labelled or not, per draw: ``(n_draws, n_cells)``.
 
-    The rate is ``Beta(a + ones, b + labelled - ones)``; the unlabelled items' positives are
-    binomial given the rate, so their count is beta-binomial, as the finite population needs.
+    The unlabelled items of a cell hold a beta-binomial number of positives (the rate
+    ``Beta(a + ones, b + labelled - ones)``, then binomial); each draw inverts its cumulative
+    distribution at the draw's uniform, ``uniforms`` ``(n_draws, n_cells)``. With the same
+    uniforms, a cell whose counts did not change keeps its draws, so the posterior can be
+    updated one cell at a time.
+
+    Examples
+    --------
+    >>> u = np.random.default_rng(0).random((20_000, 2))
+    >>> x = positives_from_uniforms(u, (1.0, 1.0), np.array([1, 3]), np.array([0, 1]),
+    ...                            np.array([0, 1]))
+    >>> x[:, 0].mean().round(2), np.bincount(x[:, 1] - 1) / 20_000  # 2 unlabelled: 1/2, 1/3, 1/6
+    (np.float64(0.5), array([0.16..., 0.33..., 0.50...]))
     """
     a, b = prior
-    rate = rng.beta(a + ones, b + labelled - ones, size=(n_draws, sizes.size))
-    return rate, ones + rng.binomial(sizes - labelled, rate)
+    alpha, beta = a + ones, b + labelled - ones
+    left = sizes - labelled
+    positives = np.repeat(ones[None, :].astype(np.int64), uniforms.shape[0], axis=0)
+    single = np.flatnonzero(left == 1)  # beta-binomial of one item: Bernoulli of the mean
+    positives[:, single] += uniforms[:, single] < alpha[single] / (alpha[single] + beta[single])
+    for c in np.flatnonzero(left > 1):
+        cdf = np.cumsum(_beta_binomial_pmf(int(left[c]), alpha[c], beta[c]))
+        positives[:, c] += np.minimum(np.searchsorted(cdf, uniforms[:, c]), left[c])
+    return positives
 
 
-def confusion_of_cells(
-    positives: np.ndarray, sizes: np.ndarray, patterns: np.ndarray
+def _beta_binomial_pmf(n: int, alpha: float, beta: float) -> np.ndarray:
+    """``P(X = k)``, ``k = 0 .. n``, of the beta-binomial (through log-gamma, for large ``n``)."""
+    k = np.arange(n + 1)
+    log_choose = special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
+    log_pmf = log_choose + special.betaln(k + alpha, n - k + beta) - special.betaln(alpha, beta)
+    return np.exp(log_pmf)
+
+
+def confusion_from_true_positives(
+    true_positives: np.ndarray, positives: np.ndarray, predicted: np.ndarray, n_items: int
 ) -> np.ndarray:
-    """Return every system's confusion counts ``(n_draws, K, 2, 2)`` from positives per cell.
+    """Return confusion counts ``(n_draws, K, 2, 2)`` from each system's true positives.
 
-    ``counts[..., c, j]``: items of true class ``c`` that the system predicts ``j``.
+    ``true_positives`` ``(n_draws, K)``; ``positives`` ``(n_draws,)`` the pool's positives in
+    each draw; ``predicted`` ``(K,)`` each system's predicted positives. ``counts[..., c, j]``:
+    items of true class ``c`` that the system predicts ``j``.
     """
-    said_one = patterns.astype(float)  # (n_cells, K)
-    negatives = sizes - positives
-    tp, fp = positives @ said_one, negatives @ said_one
-    fn, tn = positives.sum(axis=1)[:, None] - tp, negatives.sum(axis=1)[:, None] - fp
+    tp = true_positives
+    fp = predicted[None, :] - tp
+    fn = positives[:, None] - tp
+    tn = n_items - tp - fp - fn
     return np.stack([np.stack([tn, fp], -1), np.stack([fn, tp], -1)], axis=-2)
 
 
@@ -112,19 +129,30 @@ def best_shares(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return share.mean(axis=0), regret.mean(axis=0)
 
 
-def information_gain(best: np.ndarray, n_systems: int, rate_unlabelled: np.ndarray) -> np.ndarray:
+def information_gain(best: np.ndarray, rate_unlabelled: np.ndarray) -> np.ndarray:
     """Return, per cell, the mutual information (nats) between the best system and one new label.
 
     ``best`` ``(n_draws,)`` is each draw's best system; ``rate_unlabelled`` ``(n_draws,
     n_cells)`` the share of positives among a cell's unlabelled items in each draw, which is the
     probability that one more of its items, chosen at random, is positive given that draw
     (Rao-Blackwellised). The joint of (best, label) is the average over draws, and the
-    information is ``sum p(k, y) log(p(k, y) / (p(k) p(y)))``.
+    information is ``sum p(k, y) log(p(k, y) / (p(k) p(y)))`` over the systems that are best in
+    some draw.
+
+    Examples
+    --------
+    A label that decides the winner carries log 2 nats; one unrelated to it, none:
+
+    >>> best = np.array([0, 0, 1, 1])
+    >>> rate = np.array([[1.0, 0.5], [1.0, 0.5], [0.0, 0.5], [0.0, 0.5]])
+    >>> information_gain(best, rate).round(4)
+    array([0.6931, 0.    ])
     """
     n_draws = best.size
-    indicator = np.zeros((n_draws, n_systems))
-    indicator[np.arange(n_draws), best] = 1.0
-    joint_one = indicator.T @ rate_unlabelled / n_draws  # (K, n_cells): p(best = k, y = 1)
+    winners, which = np.unique(best, return_inverse=True)
+    indicator = np.zeros((n_draws, winners.size), dtype=rate_unlabelled.dtype)
+    indicator[np.arange(n_draws), which] = 1.0
+    joint_one = indicator.T @ rate_unlabelled / n_draws  # p(best = k, y = 1)
     p_best = indicator.mean(axis=0)[:, None]
     p_one = rate_unlabelled.mean(axis=0)[None, :]
     joint_zero = p_best - joint_one

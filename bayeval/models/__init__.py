@@ -15,7 +15,7 @@ these functions is called, so importing this package stays cheap. Model cards li
 from bayeval.models.consensus_calibration import ConsensusCalibration
 from bayeval.models.dirichlet_tree import BoundTree, DirichletTree
 from bayeval.models.hierarchical import hierarchical_yields_model, sample_hierarchical_yields
-from bayeval.models.prediction_patterns import CellPosterior, PredictionPatterns
+from bayeval.models.prediction_patterns import PatternDraws, PredictionPatterns
 from bayeval.models.score_calibration import (
     BoundCalibration,
     CalibrationWarning,
@@ -34,7 +34,7 @@ __all__ = [
     "ConfusionWarning",
     "SystemConfusion",
     # one rate of positives per pattern of many systems' predictions (model selection)
-    "CellPosterior",
+    "PatternDraws",
     "PredictionPatterns",
     # the Dirichlet-tree oracle model of adaptive importance sampling
     "BoundTree",

@@ -28,7 +28,7 @@ from bayeval.models._systems import (
     system_names,
 )
 
-__all__ = ["CellPosterior", "PredictionPatterns"]
+__all__ = ["PatternDraws", "PredictionPatterns"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,16 +81,9 @@ class PredictionPatterns:
     prior: tuple[float, float] = (0.5, 0.5)
     draws: int = 2000
 
-    def fit(
-        self, predictions: np.ndarray, positions: np.ndarray, labels: np.ndarray, rng: Any
-    ) -> CellPosterior:
-        """Draw every cell's positives from checked inputs (``(n, K)`` 0/1, positions, 0/1)."""
-        patterns, cell = kernel.pattern_cells(predictions)
-        sizes, labelled, ones = kernel.cell_counts(cell, patterns.shape[0], positions, labels)
-        rate, positives = kernel.draw_positives(
-            self.prior, sizes, labelled, ones, self.draws, check_rng(rng)
-        )
-        return CellPosterior(patterns, cell, sizes, labelled, ones, rate, positives)
+    def draws_for(self, predictions: np.ndarray, rng: Any) -> PatternDraws:
+        """Return the prior draws over checked ``(n_items, K)`` 0/1 predictions; tell it labels."""
+        return PatternDraws(self, predictions, check_rng(rng))
 
     def posterior(
         self,
@@ -122,43 +115,30 @@ class PredictionPatterns:
         Returns
         -------
         xarray.DataTree
-            ``posterior``: each measure (``system``) and ``rate`` (``cell``), dims ``chain``
-            (one) and ``draw`` first; ``constant_data``: ``pattern`` (``cell``, ``system``),
-            ``cell_size`` and ``cell_labelled`` (``cell``). Attributes ``n_items``,
-            ``n_labelled``.
+            ``posterior``: each measure (dims ``chain`` (one), ``draw``, ``system``);
+            ``constant_data``: ``pattern`` (``cell``, ``system``), ``cell_size``,
+            ``cell_labelled`` and ``cell_positives`` (``cell``): a cell's rate is
+            ``Beta(a + cell_positives, b + cell_labelled - cell_positives)`` a posteriori.
+            Attributes ``n_items``, ``n_labelled``.
         """
-        import xarray as xr
-
         preds = check_predictions(predictions, 2)
         n_items, K = preds.shape
         positions, classes = check_labelled(labelled, labels, n_items, 2)
         names = system_names(systems, K)
         measure_list = [check_measure(m, 2) for m in measures]
-        cells = self.fit(preds, positions, classes, rng)
-        counts = cells.confusion()
-        posterior = xr.Dataset(
-            {"rate": (("chain", "draw", "cell"), cells.rate[None])},
-            coords={"system": names},
-            attrs={"n_items": n_items, "n_labelled": positions.size},
-        )
-        with np.errstate(invalid="ignore", divide="ignore"):
-            for m in measure_list:
-                values = measure_from_counts(m, counts)[None]
-                posterior[m.name] = (("chain", "draw", "system"), values)
-        constant = xr.Dataset(
-            {
-                "pattern": (("cell", "system"), cells.patterns),
-                "cell_size": ("cell", cells.sizes),
-                "cell_labelled": ("cell", cells.labelled),
-            },
-            coords={"system": names},
-        )
-        return xr.DataTree.from_dict({"posterior": posterior, "constant_data": constant})
+        draws = self.draws_for(preds, rng)
+        draws.tell(positions, classes)
+        return draws.to_datatree(measure_list, names)
 
 
-@dataclass(frozen=True)
-class CellPosterior:
-    """Posterior draws of a :class:`PredictionPatterns` fit: the cells and their positives.
+class PatternDraws:
+    """Posterior draws of a :class:`PredictionPatterns` model, updated as labels arrive.
+
+    Every cell keeps one uniform per draw for good, and its positives are the beta-binomial's
+    inverse distribution at those uniforms (:func:`bayeval._core.pattern_cells.
+    positives_from_uniforms`), so a label changes only its own cell's draws: each system's
+    true positives are updated by that cell alone, and a label costs ``draws x K`` operations
+    rather than ``draws x cells x K``.
 
     Attributes
     ----------
@@ -168,25 +148,83 @@ class CellPosterior:
         ``(n_items,)`` each item's cell.
     sizes, labelled, ones : numpy.ndarray
         ``(n_cells,)`` items, labelled items and labelled positives per cell.
-    rate, positives : numpy.ndarray
-        ``(draws, n_cells)`` each cell's rate and its positives in all, per draw.
+    positives : numpy.ndarray
+        ``(draws, n_cells)`` each cell's positives in all, per draw.
+    unlabelled_rate : numpy.ndarray
+        ``(draws, n_cells)`` the share of positives among each cell's unlabelled items (0 where
+        none is left): the probability, given a draw, that one more item of the cell is positive.
     """
 
-    patterns: np.ndarray
-    cell: np.ndarray
-    sizes: np.ndarray
-    labelled: np.ndarray
-    ones: np.ndarray
-    rate: np.ndarray
-    positives: np.ndarray
+    def __init__(
+        self, model: PredictionPatterns, predictions: np.ndarray, rng: np.random.Generator
+    ):
+        self.prior = model.prior
+        self.patterns, self.cell = kernel.pattern_cells(predictions)
+        n_cells, n_draws = self.patterns.shape[0], model.draws
+        self.sizes = np.bincount(self.cell, minlength=n_cells)
+        self.labelled = np.zeros(n_cells, dtype=np.int64)
+        self.ones = np.zeros(n_cells, dtype=np.int64)
+        self._uniforms = rng.random((n_draws, n_cells), dtype=np.float32)
+        self._said_one = self.patterns.astype(float)
+        self._predicted = self.sizes @ self._said_one
+        self.positives = np.zeros((n_draws, n_cells), dtype=np.int32)
+        # kept up to date cell by cell: the pool's positives and each system's true positives
+        # per draw, and the share of positives among each cell's unlabelled items
+        self._total = np.zeros(n_draws)
+        self._true_positives = np.zeros((n_draws, self.patterns.shape[1]))
+        self.unlabelled_rate = np.zeros((n_draws, n_cells), dtype=np.float32)
+        self._redraw(np.arange(n_cells))
+
+    def tell(self, positions: np.ndarray, labels: np.ndarray) -> None:
+        """Count the labels of items not labelled before (positions and 0/1 labels)."""
+        cells = self.cell[positions]
+        np.add.at(self.labelled, cells, 1)
+        np.add.at(self.ones, cells, np.asarray(labels, dtype=np.int64))
+        self._redraw(np.unique(cells))
+
+    def _redraw(self, cells: np.ndarray) -> None:
+        new = kernel.positives_from_uniforms(
+            self._uniforms[:, cells],
+            self.prior,
+            self.sizes[cells],
+            self.labelled[cells],
+            self.ones[cells],
+        )
+        change = new - self.positives[:, cells]
+        self._true_positives += change @ self._said_one[cells]
+        self._total += change.sum(axis=1)
+        self.positives[:, cells] = new
+        left = (self.sizes - self.labelled)[cells]
+        self.unlabelled_rate[:, cells] = np.divide(
+            new - self.ones[cells], left, out=np.zeros(new.shape), where=left > 0
+        )
 
     def confusion(self) -> np.ndarray:
         """Every system's confusion counts in each draw, ``(draws, K, 2, 2)``."""
-        return kernel.confusion_of_cells(self.positives, self.sizes, self.patterns)
-
-    def unlabelled_rate(self) -> np.ndarray:
-        """Share of positives among each cell's unlabelled items per draw (0 where none)."""
-        left = self.sizes - self.labelled
-        return np.divide(
-            self.positives - self.ones, left, out=np.zeros(self.positives.shape), where=left > 0
+        return kernel.confusion_from_true_positives(
+            self._true_positives, self._total, self._predicted, self.cell.size
         )
+
+    def to_datatree(self, measures: Sequence[Any], systems: Sequence[str]):
+        """Return the draws of ``measures`` of every system as a DataTree (see ``posterior``)."""
+        import xarray as xr
+
+        counts = self.confusion()
+        posterior = xr.Dataset(
+            coords={"system": list(systems)},
+            attrs={"n_items": self.cell.size, "n_labelled": int(self.labelled.sum())},
+        )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for m in measures:
+                values = measure_from_counts(m, counts)[None]
+                posterior[m.name] = (("chain", "draw", "system"), values)
+        constant = xr.Dataset(
+            {
+                "pattern": (("cell", "system"), self.patterns),
+                "cell_size": ("cell", self.sizes),
+                "cell_labelled": ("cell", self.labelled),
+                "cell_positives": ("cell", self.ones),
+            },
+            coords={"system": list(systems)},
+        )
+        return xr.DataTree.from_dict({"posterior": posterior, "constant_data": constant})

@@ -10,12 +10,17 @@ from bayeval._constraints import Instance, Integer, OneOf, Optional, Positive, P
 from bayeval._core import pattern_cells as kernel
 from bayeval.sampling.base import Sampler
 
-__all__ = ["CHOICES", "ModelSelection"]
+__all__ = ["CHOICES", "GAIN_DRAWS", "ModelSelection"]
 
 #: How :class:`ModelSelection` chooses the next item: the most informative one, or (the
 #: baselines, under the same model and stopping rule) uniformly among the items where the
 #: systems disagree, or uniformly over the pool.
 CHOICES = ("information", "disagreement", "uniform")
+
+#: Draws from which each cell's information is estimated (the first of the model's draws): the
+#: choice of the next item tolerates more Monte Carlo error than P(best) and the stopping rule,
+#: which use every draw, and this keeps a label's cost down with many items and systems.
+GAIN_DRAWS = 500
 
 
 class ModelSelection(Sampler):
@@ -76,7 +81,7 @@ class ModelSelection(Sampler):
     >>> sampler = be.sampling.ModelSelection(pool, rng=0)
     >>> history = sampler.run(truth, budget=300)
     >>> sampler.done, sampler.best, sampler.labels_used
-    (True, 'a', 97)
+    (True, 'a', 82)
     >>> [round(float(v), 3) for v in (predictions == truth[:, None]).mean(axis=0)]  # the truth
     [0.966, 0.956, 0.945, 0.931, 0.923]
     """
@@ -119,8 +124,9 @@ class ModelSelection(Sampler):
         self.target_prob, self.regret_tolerance, self.choose = target, regret, choose
         self.model = PredictionPatterns() if model is None else model
         self._predictions = pool.predictions.reshape(pool.size, -1).astype(np.int8)
-        disagree = self._predictions.min(axis=1) != self._predictions.max(axis=1)
-        self._askable = disagree if choose != "uniform" else np.ones(pool.size, dtype=bool)
+        self._disagree = self._predictions.min(axis=1) != self._predictions.max(axis=1)
+        self._askable = self._disagree if choose != "uniform" else np.ones(pool.size, dtype=bool)
+        self._new_draws()
         self._fit()
 
     # -- what is known -------------------------------------------------------------------------
@@ -150,17 +156,18 @@ class ModelSelection(Sampler):
     @property
     def disagreements(self) -> int:
         """Items on which the systems do not all predict the same."""
-        return int(np.count_nonzero(self._predictions.min(axis=1) != self._predictions.max(axis=1)))
+        return int(np.count_nonzero(self._disagree))
 
-    def estimate(self, *, measure: Any = None, rng: Any = None):
+    def estimate(self, *, measure: Any = None):
         """Return the comparison of the systems from the labels so far.
+
+        It holds the draws :attr:`prob_best` and :attr:`done` come from, so its P(best) is
+        theirs.
 
         Parameters
         ----------
         measure : str or bayeval.measures.Measure, optional
-            Default the sampler's.
-        rng : int, numpy.random.Generator or None
-            Seed of the posterior draws; default one fixed by the labels so far.
+            Default the sampler's; any other measure of predictions comes from the same draws.
 
         Returns
         -------
@@ -170,15 +177,7 @@ class ModelSelection(Sampler):
         from bayeval.models._systems import check_measure
 
         measure = self.measure if measure is None else check_measure(measure, 2, "measure")
-        positions = self._labelled_positions()
-        tree = self.model.posterior(
-            self._predictions,
-            positions,
-            self._label_array(positions),
-            measures=(measure,),
-            systems=list(self.pool.systems),
-            rng=self._posterior_seed() if rng is None else rng,
-        )
+        tree = self._draws.to_datatree([measure], list(self.pool.systems))
         return Comparison(measure=measure.name, model=repr(self.model), posterior=tree)
 
     @validate(budget=Integer(minimum=1))
@@ -235,18 +234,22 @@ class ModelSelection(Sampler):
         taken = self._taken()
         return int(np.count_nonzero(self._askable) - np.count_nonzero(self._askable[taken]))
 
+    def _on_labels(self, positions: np.ndarray, labels: np.ndarray) -> None:
+        self._draws.tell(positions, labels)
+
     def _update(self) -> None:
         self._fit()
 
-    def _recount(self) -> None:
+    def _recount(self) -> None:  # a re-labelled copy: its own draws from its labels
+        self._new_draws()
         self._fit()
 
     def _ask(self, n: int) -> np.ndarray:
         free = self._askable.copy()
         free[self._taken()] = False
-        if self.choose != "information" or not np.any(self._gain[self._cells.cell[free]] > 0):
+        cell = self._draws.cell
+        if self.choose != "information" or not np.any(self._gain[cell[free]] > 0):
             return self._rng.choice(np.flatnonzero(free), size=n, replace=False)
-        cell = self._cells.cell
         # cells by decreasing information (random order among equals), one item per cell per
         # pass, until n items are chosen
         n_cells = self._gain.size
@@ -272,21 +275,29 @@ class ModelSelection(Sampler):
     def _estimate(self, variance, target, posterior):  # estimate() is overridden
         raise NotImplementedError
 
+    def _new_draws(self) -> None:
+        """Draw the posterior afresh from the labels so far (uniforms from the sampler's key)."""
+        rng = np.random.default_rng([self._posterior_key, 0])
+        self._draws = self.model.draws_for(self._predictions, rng)
+        positions = self._labelled_positions()
+        self._draws.tell(positions, self._label_array(positions))
+        patterns = self._draws.patterns
+        self._split = patterns.min(axis=1) != patterns.max(axis=1)
+
     def _fit(self) -> None:
-        """Draw the posterior from the labels so far; P(best), regret and each cell's gain."""
+        """P(best), regret and each cell's information from the current draws."""
         from bayeval.models._systems import measure_from_counts
 
-        positions = self._labelled_positions()
-        rng = np.random.default_rng(self._posterior_seed())
-        self._cells = self.model.fit(
-            self._predictions, positions, self._label_array(positions), rng
-        )
         with np.errstate(invalid="ignore", divide="ignore"):
-            values = measure_from_counts(self.measure, self._cells.confusion())
+            values = measure_from_counts(self.measure, self._draws.confusion())
         self._prob_best, self._regret = kernel.best_shares(values)
-        self._gain = np.zeros(self._cells.sizes.size)
+        self._gain = np.zeros(self._draws.sizes.size)
         if self.choose == "information":
+            values = values[:GAIN_DRAWS]
+            rate = self._draws.unlabelled_rate[:GAIN_DRAWS]
             defined = ~np.isnan(values).any(axis=1)
-            best = kernel.best_in_draws(values[defined], rng)
-            rate = self._cells.unlabelled_rate()[defined]
-            self._gain = kernel.information_gain(best, self.pool.n_systems, rate)
+            if not defined.all():  # draws where some measure is undefined tell nothing
+                values, rate = values[defined], rate[defined]
+            best = kernel.best_in_draws(values, np.random.default_rng(self._posterior_seed()))
+            # cells where all systems agree cannot change the best (their gain is MC noise)
+            self._gain = np.where(self._split, kernel.information_gain(best, rate), 0.0)
