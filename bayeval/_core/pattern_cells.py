@@ -129,15 +129,22 @@ def best_shares(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return share.mean(axis=0), regret.mean(axis=0)
 
 
-def information_gain(best: np.ndarray, rate_unlabelled: np.ndarray) -> np.ndarray:
+def information_gain(
+    best: np.ndarray,
+    rate_unlabelled: np.ndarray,
+    mean_rate: np.ndarray | None = None,
+    max_winners: int = 16,
+) -> np.ndarray:
     """Return, per cell, the mutual information (nats) between the best system and one new label.
 
     ``best`` ``(n_draws,)`` is each draw's best system; ``rate_unlabelled`` ``(n_draws,
     n_cells)`` the share of positives among a cell's unlabelled items in each draw, which is the
     probability that one more of its items, chosen at random, is positive given that draw
     (Rao-Blackwellised). The joint of (best, label) is the average over draws, and the
-    information is ``sum p(k, y) log(p(k, y) / (p(k) p(y)))`` over the systems that are best in
-    some draw.
+    information is ``sum p(k, y) log(p(k, y) / (p(k) p(y)))``. The ``max_winners - 1`` systems
+    most often best keep their own class and the rest share one, which bounds the cost by
+    ``max_winners x draws x cells`` (the information of the coarser variable is a lower bound).
+    ``mean_rate``, ``rate_unlabelled``'s mean over draws, saves a pass over it.
 
     Examples
     --------
@@ -149,12 +156,17 @@ def information_gain(best: np.ndarray, rate_unlabelled: np.ndarray) -> np.ndarra
     array([0.6931, 0.    ])
     """
     n_draws = best.size
-    winners, which = np.unique(best, return_inverse=True)
-    indicator = np.zeros((n_draws, winners.size), dtype=rate_unlabelled.dtype)
+    winners, which, counts = np.unique(best, return_inverse=True, return_counts=True)
+    if winners.size > max_winners:  # the rarest winners share the last class
+        rank = np.empty(winners.size, dtype=np.int64)
+        rank[np.argsort(-counts, kind="stable")] = np.arange(winners.size)
+        which = np.minimum(rank[which], max_winners - 1)
+    n_classes = int(which.max()) + 1
+    indicator = np.zeros((n_draws, n_classes), dtype=rate_unlabelled.dtype)
     indicator[np.arange(n_draws), which] = 1.0
     joint_one = indicator.T @ rate_unlabelled / n_draws  # p(best = k, y = 1)
     p_best = indicator.mean(axis=0)[:, None]
-    p_one = rate_unlabelled.mean(axis=0)[None, :]
+    p_one = (rate_unlabelled.mean(axis=0) if mean_rate is None else mean_rate)[None, :]
     joint_zero = p_best - joint_one
     gain = _plogp_ratio(joint_one, p_best * p_one) + _plogp_ratio(joint_zero, p_best * (1 - p_one))
     return np.maximum(gain, 0.0)

@@ -16,6 +16,7 @@ Examples
 ``bayeval export labels.db pending.csv``
 ``bayeval import labels.db answers.csv --annotator ann``
 ``bayeval ondemand runs/ --exhaustive y0.txt --labels labels.csv --ask ask.txt``
+``bayeval compare --pool runs.csv --systems a,b,c --measure f1 --budget 200``
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Annotated
 
 import typer
 
-from bayeval.cli import coverage, curve, demo, evaluate, interval, label, ondemand
+from bayeval.cli import compare, coverage, curve, demo, evaluate, interval, label, ondemand
 
 app = typer.Typer(
     help="Label-efficient, Bayesian evaluation: intervals from few labels.",
@@ -63,3 +64,4 @@ app.command(name="status")(label.status)
 app.command(name="export")(label.export)
 app.command(name="import")(label.import_)
 app.command(name="ondemand", help=ondemand.HELP)(ondemand.ondemand)
+app.command(name="compare", help=compare.HELP)(compare.compare)

@@ -419,6 +419,13 @@ def estimate_rows(session, prob: float) -> list[dict] | None:
 
 
 def estimate_text(session, prob: float) -> str:
+    sampler = session.sampler
+    if getattr(sampler, "method", None) == "model_selection":  # who leads, not levels
+        if sampler.labels_used == 0:
+            return "no label yet"
+        order = np.argsort(-sampler.prob_best)[:3]
+        leaders = ", ".join(f"{sampler.pool.systems[k]} {sampler.prob_best[k]:.3f}" for k in order)
+        return f"P(best) {leaders}"
     rows = estimate_rows(session, prob)
     if rows is None:
         return "no complete stage yet"

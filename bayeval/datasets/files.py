@@ -15,7 +15,7 @@ import numpy as np
 from bayeval._constraints import Real, validate
 from bayeval._validation import plain
 
-__all__ = ["ScoredItems", "febrl_items", "read_scored_items"]
+__all__ = ["ScoredItems", "febrl_items", "read_scored_items", "read_system_items"]
 
 
 @dataclass(frozen=True)
@@ -82,9 +82,83 @@ def read_scored_items(path: Any, threshold: float = 0.5) -> ScoredItems:
     >>> items.pool.predictions.tolist(), items.truth.tolist(), list(items.items.columns)
     ([1, 0, 1], [1, 0, 0], ['id', 'score'])
     """
-    import pandas as pd
-
     from bayeval.pool import Pool
+
+    path, df = _read_frame(path)
+    spec = str(path)
+    if "score" not in df.columns:
+        raise ValueError(
+            f"{spec}: a column 'score' is needed (and optionally id, prediction, label); its "
+            f"columns are {list(map(str, df.columns))}."
+        )
+    scores = _numbers(df, "score", spec)
+    predictions = _binary(df, "prediction", spec) if "prediction" in df.columns else None
+    truth, ids = _labels_and_ids(df, spec)
+    try:
+        pool = Pool(scores, predictions, threshold, ids)
+    except ValueError as err:  # ids repeated or of mixed types (positions count from 0)
+        raise ValueError(f"{spec}: column 'id': {err}") from None
+    return ScoredItems(path.name, pool, df.drop(columns="label", errors="ignore"), truth)
+
+
+def read_system_items(path: Any, systems: Any = None, threshold: float = 0.5) -> ScoredItems:
+    """Read a CSV or Parquet file of several systems' outputs, one row per item.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A ``.csv`` or ``.parquet`` (``.pq``) file with one column per system (its 0/1
+        predictions, or scores that ``threshold`` turns into predictions) and optionally ``id``
+        and ``label`` (0/1).
+    systems : sequence of str, optional
+        The systems' columns; default every column but ``id`` and ``label``.
+    threshold : float, default 0.5
+        A system predicts 1 where its column is at least this.
+
+    Returns
+    -------
+    ScoredItems
+        The pool holds the systems' columns as scores, named after them.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, and the column and row at fault, or a system that is not a column.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import pandas as pd
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.csv"
+    >>> table = {"a": [1, 0, 1], "b": [0.9, 0.7, 0.2], "label": [1, 0, 0]}
+    >>> pd.DataFrame(table).to_csv(path, index=False)
+    >>> items = read_system_items(path)
+    >>> items.pool.systems, items.pool.predictions.tolist(), items.truth.tolist()
+    (('a', 'b'), [[1, 1], [0, 1], [1, 0]], [1, 0, 0])
+    """
+    from bayeval.pool import Pool
+
+    path, df = _read_frame(path)
+    spec = str(path)
+    columns = [str(c) for c in df.columns]
+    names = [c for c in columns if c not in ("id", "label")] if systems is None else list(systems)
+    unknown = [name for name in names if name not in columns]
+    if unknown:
+        raise ValueError(f"{spec}: systems {unknown} are not columns; its columns are {columns}.")
+    if len(names) < 2:
+        raise ValueError(f"{spec}: two or more system columns are needed; got {names}.")
+    scores = np.column_stack([_numbers(df, name, spec) for name in names])
+    truth, ids = _labels_and_ids(df, spec)
+    try:
+        pool = Pool(scores, threshold=threshold, ids=ids, systems=names)
+    except ValueError as err:
+        raise ValueError(f"{spec}: {err}") from None
+    return ScoredItems(path.name, pool, df.drop(columns="label", errors="ignore"), truth)
+
+
+def _read_frame(path: Any):
+    """Return the path and the table of a non-empty ``.csv`` or ``.parquet`` file."""
+    import pandas as pd
 
     path = Path(path)
     spec = str(path)
@@ -102,15 +176,13 @@ def read_scored_items(path: Any, threshold: float = 0.5) -> ScoredItems:
         ) from None
     except (OSError, ValueError, pd.errors.ParserError) as err:
         raise ValueError(f"cannot read {spec!r}: {err}") from None
-    if "score" not in df.columns:
-        raise ValueError(
-            f"{spec}: a column 'score' is needed (and optionally id, prediction, label); its "
-            f"columns are {list(map(str, df.columns))}."
-        )
     if df.empty:
         raise ValueError(f"{spec}: the file has no rows.")
-    scores = _numbers(df, "score", spec)
-    predictions = _binary(df, "prediction", spec) if "prediction" in df.columns else None
+    return path, df
+
+
+def _labels_and_ids(df, spec: str):
+    """Return the ``label`` column (0/1, or None) and the ``id`` column (or None)."""
     truth = None
     if "label" in df.columns:
         hint = " Leave the column out to label the items interactively."
@@ -123,11 +195,7 @@ def read_scored_items(path: Any, threshold: float = 0.5) -> ScoredItems:
                 f"{spec}: column 'id' is empty in data row {int(np.argmax(missing)) + 1}."
             )
         ids = df["id"].to_numpy()
-    try:
-        pool = Pool(scores, predictions, threshold, ids)
-    except ValueError as err:  # ids repeated or of mixed types (positions count from 0)
-        raise ValueError(f"{spec}: column 'id': {err}") from None
-    return ScoredItems(path.name, pool, df.drop(columns="label", errors="ignore"), truth)
+    return truth, ids
 
 
 def _numbers(df, column: str, where: str) -> np.ndarray:

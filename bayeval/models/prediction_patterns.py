@@ -153,6 +153,8 @@ class PatternDraws:
     unlabelled_rate : numpy.ndarray
         ``(draws, n_cells)`` the share of positives among each cell's unlabelled items (0 where
         none is left): the probability, given a draw, that one more item of the cell is positive.
+    unlabelled_rate_mean : numpy.ndarray
+        ``(n_cells,)`` its mean over the draws.
     """
 
     def __init__(
@@ -173,6 +175,7 @@ class PatternDraws:
         self._total = np.zeros(n_draws)
         self._true_positives = np.zeros((n_draws, self.patterns.shape[1]))
         self.unlabelled_rate = np.zeros((n_draws, n_cells), dtype=np.float32)
+        self.unlabelled_rate_mean = np.zeros(n_cells)
         self._redraw(np.arange(n_cells))
 
     def tell(self, positions: np.ndarray, labels: np.ndarray) -> None:
@@ -195,9 +198,9 @@ class PatternDraws:
         self._total += change.sum(axis=1)
         self.positives[:, cells] = new
         left = (self.sizes - self.labelled)[cells]
-        self.unlabelled_rate[:, cells] = np.divide(
-            new - self.ones[cells], left, out=np.zeros(new.shape), where=left > 0
-        )
+        rate = np.divide(new - self.ones[cells], left, out=np.zeros(new.shape), where=left > 0)
+        self.unlabelled_rate[:, cells] = rate
+        self.unlabelled_rate_mean[cells] = rate.mean(axis=0)
 
     def confusion(self) -> np.ndarray:
         """Every system's confusion counts in each draw, ``(draws, K, 2, 2)``."""

@@ -10,17 +10,12 @@ from bayeval._constraints import Instance, Integer, OneOf, Optional, Positive, P
 from bayeval._core import pattern_cells as kernel
 from bayeval.sampling.base import Sampler
 
-__all__ = ["CHOICES", "GAIN_DRAWS", "ModelSelection"]
+__all__ = ["CHOICES", "ModelSelection"]
 
 #: How :class:`ModelSelection` chooses the next item: the most informative one, or (the
 #: baselines, under the same model and stopping rule) uniformly among the items where the
 #: systems disagree, or uniformly over the pool.
 CHOICES = ("information", "disagreement", "uniform")
-
-#: Draws from which each cell's information is estimated (the first of the model's draws): the
-#: choice of the next item tolerates more Monte Carlo error than P(best) and the stopping rule,
-#: which use every draw, and this keeps a label's cost down with many items and systems.
-GAIN_DRAWS = 500
 
 
 class ModelSelection(Sampler):
@@ -81,7 +76,7 @@ class ModelSelection(Sampler):
     >>> sampler = be.sampling.ModelSelection(pool, rng=0)
     >>> history = sampler.run(truth, budget=300)
     >>> sampler.done, sampler.best, sampler.labels_used
-    (True, 'a', 82)
+    (True, 'a', 111)
     >>> [round(float(v), 3) for v in (predictions == truth[:, None]).mean(axis=0)]  # the truth
     [0.966, 0.956, 0.945, 0.931, 0.923]
     """
@@ -152,6 +147,14 @@ class ModelSelection(Sampler):
         if self._prob_best.max() >= self.target_prob:
             return True
         return self.regret_tolerance is not None and self._regret.min() <= self.regret_tolerance
+
+    def stop_reason(self) -> str | None:
+        """Return why the stopping rule holds (``"P(best) 0.953 >= 0.95: 'a'"``), or None."""
+        if not self.done:
+            return None
+        if self._prob_best.max() >= self.target_prob:
+            return f"P(best) {self._prob_best.max():.3f} >= {self.target_prob}: {self.best!r}"
+        return f"expected regret {self._regret.min():.4f} <= {self.regret_tolerance}: {self.best!r}"
 
     @property
     def disagreements(self) -> int:
@@ -281,8 +284,6 @@ class ModelSelection(Sampler):
         self._draws = self.model.draws_for(self._predictions, rng)
         positions = self._labelled_positions()
         self._draws.tell(positions, self._label_array(positions))
-        patterns = self._draws.patterns
-        self._split = patterns.min(axis=1) != patterns.max(axis=1)
 
     def _fit(self) -> None:
         """P(best), regret and each cell's information from the current draws."""
@@ -293,11 +294,14 @@ class ModelSelection(Sampler):
         self._prob_best, self._regret = kernel.best_shares(values)
         self._gain = np.zeros(self._draws.sizes.size)
         if self.choose == "information":
-            values = values[:GAIN_DRAWS]
-            rate = self._draws.unlabelled_rate[:GAIN_DRAWS]
+            rate = self._draws.unlabelled_rate
             defined = ~np.isnan(values).any(axis=1)
             if not defined.all():  # draws where some measure is undefined tell nothing
                 values, rate = values[defined], rate[defined]
             best = kernel.best_in_draws(values, np.random.default_rng(self._posterior_seed()))
-            # cells where all systems agree cannot change the best (their gain is MC noise)
-            self._gain = np.where(self._split, kernel.information_gain(best, rate), 0.0)
+            mean = self._draws.unlabelled_rate_mean if defined.all() else None
+            gain = kernel.information_gain(best, rate, mean)
+            # a cell on which every system that is best in some draw predicts alike moves them
+            # all alike: its label cannot tell them apart (its gain is Monte Carlo noise)
+            winners = self._draws.patterns[:, np.unique(best)]
+            self._gain = np.where(winners.min(axis=1) != winners.max(axis=1), gain, 0.0)

@@ -524,8 +524,9 @@ class Session:
         Returns
         -------
         str or None
-            ``"budget spent: 200 labels"`` or ``"interval width 0.041 < 0.05 at 95%"``; None
-            when neither holds (or neither ``width`` nor ``budget`` is given).
+            ``"budget spent: 200 labels"`` or ``"interval width 0.041 < 0.05 at 95%"``, or the
+            sampler's own rule where it has one (model selection: ``"P(best) 0.953 >= 0.95:
+            'a'"``); None when none holds.
 
         Notes
         -----
@@ -537,6 +538,9 @@ class Session:
         spent = self.labels_count()
         if budget is not None and spent >= budget:
             return f"budget spent: {spent} labels"
+        own_rule = getattr(self.sampler, "stop_reason", None)  # model selection's rule
+        if own_rule is not None and own_rule() is not None:
+            return own_rule()
         if width is None:
             return None
         try:

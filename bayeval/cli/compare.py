@@ -1,0 +1,254 @@
+"""``bayeval compare``: label where several systems disagree until the best one is clear.
+
+Examples
+--------
+``bayeval compare --pool runs.csv --systems a,b,c --measure f1 --budget 200``
+``bayeval compare --pool runs.parquet --budget 300 --json`` (every column but id and label)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from bayeval.cli._labelling import KEYS_HELP, Labeller, open_session, same_pool
+from bayeval.cli._shared import MeasureName, bad, error, number, save_png
+from bayeval.measures.registry import by_name
+
+HELP = "\n\n".join(
+    [
+        "Compare several systems on one pool: label the items whose labels tell most about "
+        "which system is best (bayeval.sampling.ModelSelection), until one system's P(best) "
+        "reaches --target, the expected regret falls under --regret, or --budget is spent.",
+        "--pool is a CSV or Parquet file with one row per item: a column per system (its 0/1 "
+        "predictions, or scores that --threshold turns into predictions) and optionally id "
+        "and label (0/1). With a label column the labels come from it (a simulation); without "
+        "one, each chosen item is shown and you answer it at the terminal: every answer is "
+        "kept in the --session file as it is given, so you can stop anywhere (q, end of input, "
+        "Ctrl-C) and continue later with the same command. " + KEYS_HELP,
+        "Reported: each system's P(best), its expected regret, and its difference from the "
+        "leading system with a credible interval. Each system's own measure is not: the "
+        "labels go where the systems disagree, and the items on which all of them agree, "
+        "which move every system alike, stay unlabelled (bayeval evaluate, or be.compare with "
+        "a random sample, estimates levels). The report folder gets leader.png (the "
+        "differences from the leader), differences.png (P(row > column) and the mean "
+        "difference) and prob_best.png (P(best) against labels used).",
+    ]
+)
+
+
+def compare(
+    pool: Annotated[
+        Path,
+        typer.Option(
+            dir_okay=False, help="A .csv/.parquet file: a column per system, optionally id, label."
+        ),
+    ],
+    systems: Annotated[
+        str | None,
+        typer.Option(help="The systems' columns, comma-separated (default: all but id, label)."),
+    ] = None,
+    measure: Annotated[
+        MeasureName, typer.Option(help="The measure the systems are compared on.")
+    ] = MeasureName.accuracy,
+    budget: Annotated[int, typer.Option(min=1, help="The most labels to use.")] = 200,
+    target: Annotated[float, typer.Option(help="Stop once a system's P(best) reaches it.")] = 0.95,
+    regret: Annotated[
+        float | None, typer.Option(help="Stop also once the expected regret is at most this.")
+    ] = None,
+    choose: Annotated[
+        str, typer.Option(help="information (default), or the baselines disagreement, uniform.")
+    ] = "information",
+    prob: Annotated[float, typer.Option(help="Probability of the intervals, in (0, 1).")] = 0.95,
+    seed: Annotated[int, typer.Option(help="Random seed of the sampler.")] = 0,
+    threshold: Annotated[
+        float, typer.Option(help="A system predicts 1 where its column is at least this.")
+    ] = 0.5,
+    session: Annotated[
+        Path,
+        typer.Option(
+            dir_okay=False,
+            help="When labelling by hand: the session file that keeps every answer (continued "
+            "if it exists).",
+        ),
+    ] = Path("compare_session.db"),
+    annotator: Annotated[
+        str | None, typer.Option(help="When labelling by hand: your name, kept with each answer.")
+    ] = None,
+    report: Annotated[
+        Path, typer.Option(file_okay=False, help="Folder for the report's plots.")
+    ] = Path("compare_report"),
+    no_report: Annotated[bool, typer.Option("--no-report", help="Write no plots.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Label where systems disagree until the best is clear; report P(best) and differences."""
+    from rich.console import Console
+
+    from bayeval.datasets.files import read_system_items
+    from bayeval.sampling.model_selection import CHOICES
+
+    if not 0.0 < prob < 1.0:
+        raise bad(f"must be in the open interval (0, 1); got {prob}.", "--prob")
+    if choose not in CHOICES:
+        raise bad(f"must be one of {', '.join(CHOICES)}; got {choose!r}.", "--choose")
+    names = None if systems is None else [s.strip() for s in systems.split(",") if s.strip()]
+    try:
+        source = read_system_items(pool, names, threshold)
+    except ValueError as err:
+        raise bad(str(err), "--pool" if names is None else "--systems") from None
+    options = {"target": target, "regret": regret, "choose": choose}
+    console = Console(stderr=as_json, highlight=False)
+    if source.truth is None:
+        sampler, history = _label_by_hand(source, by_name(measure.value), options, seed,
+                                          (session, annotator, budget, prob), console)  # fmt: skip
+    else:
+        sampler = _sampler(source.pool, by_name(measure.value), options, seed)
+        try:
+            history = sampler.run(source.truth, budget)
+        except ValueError as err:
+            raise bad(str(err), "--budget") from None
+    comparison = sampler.estimate()
+    truth = None
+    if source.truth is not None:
+        m, preds = by_name(measure.value), source.pool.predictions
+        values = [np.ravel(m.value(source.truth, predictions=p))[0] for p in preds.T]
+        leader = values[list(source.pool.systems).index(sampler.best)]
+        truth = {
+            name: float(v - leader) for name, v in zip(source.pool.systems, values, strict=True)
+        }
+    files = (
+        [] if no_report else _write_report(report, comparison, sampler.best, history, target, prob)
+    )
+    result = _result(sampler, comparison, truth, prob, files)
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+    else:
+        _print(result, console)
+
+
+def _sampler(pool, measure, options, seed):
+    from bayeval.sampling import ModelSelection
+
+    try:
+        return ModelSelection(pool, measure, rng=seed, **options)
+    except ValueError as err:
+        raise error(err) from None
+
+
+def _label_by_hand(source, measure, options, seed, where, console):
+    """Label at the terminal in a session; return the sampler and P(best) after each answer."""
+    import xarray as xr
+
+    from bayeval.session import Session
+
+    path, annotator, budget, prob = where
+    created = not path.exists()
+    if not created:
+        sess = open_session(path, read_only=False)
+        if sess.meta["sampler"] != "model_selection" or not same_pool(
+            source.pool, sess.sampler.pool
+        ):
+            sess.close()
+            raise bad(f"{path} is a session of another pool or sampler.", "--session")
+    else:
+        try:
+            sess = Session.create(
+                path, source.pool, measure, "model_selection", rng=seed, **options
+            )
+        except ValueError as err:
+            raise error(err) from None
+    used, prob_best = [], []
+
+    def record(labels_used, _):
+        used.append(labels_used)
+        prob_best.append(sess.sampler.prob_best.copy())
+
+    shown = source.items.drop(columns=["id", *source.pool.systems], errors="ignore")
+    loop = Labeller(sess, console, None, shown if len(shown.columns) else None, annotator, 1,
+                    budget, None, prob, on_stage=record)  # fmt: skip
+    try:
+        loop.intro(created)
+        loop.run()
+    except KeyboardInterrupt:
+        loop.say(f"\ninterrupted: every answer given is saved in {sess.path}.")
+    finally:
+        sess.close()
+    sampler = sess.sampler
+    history = xr.Dataset(
+        {"prob_best": (("labels", "system"), np.reshape(prob_best, (-1, sampler.pool.n_systems)))},
+        coords={"labels": used, "system": list(sampler.pool.systems)},
+    )
+    return sampler, history
+
+
+def _write_report(folder: Path, comparison, best, history, target, prob) -> list[Path]:
+    from bayeval.plots import plot_differences, plot_differences_from, plot_prob_best
+
+    folder.mkdir(parents=True, exist_ok=True)
+    files = [folder / "leader.png", folder / "differences.png"]
+    save_png([plot_differences_from(comparison, best, prob)], files[0])
+    save_png([plot_differences(comparison)], files[1])
+    if history.sizes.get("labels", 0):
+        files.append(folder / "prob_best.png")
+        save_png([plot_prob_best(history, target=target)], files[2])
+    return files
+
+
+def _result(sampler, comparison, truth, prob, files) -> dict[str, Any]:
+    from bayeval.plots import differences_from
+
+    estimate, lower, upper = differences_from(comparison, sampler.best, prob)
+    rows = []
+    for k, name in enumerate(comparison.systems):
+        row = {
+            "system": name,
+            "difference": number(estimate[k]),
+            "lower": number(lower[k]),
+            "upper": number(upper[k]),
+            "prob_best": number(sampler.prob_best[k]),
+            "expected_regret": number(sampler.expected_regret[k]),
+        }
+        if truth is not None:
+            row["true_difference"] = truth[name]
+        rows.append(row)
+    return {
+        "measure": comparison.measure,
+        "best": sampler.best,
+        "labels_used": sampler.labels_used,
+        "disagreements": sampler.disagreements,
+        "stop_reason": sampler.stop_reason(),
+        "ci_prob": prob,
+        "systems": sorted(rows, key=lambda r: -(r["prob_best"] or 0.0)),
+        "report": [str(f) for f in files],
+    }
+
+
+def _print(result: dict, console) -> None:
+    from rich.table import Table
+
+    leader, used = result["best"], result["labels_used"]
+    table = Table(title=f"{result['measure']} minus the leader's ({leader}): {used:,} labels")
+    columns = ["system", "difference", f"{result['ci_prob']:.0%} interval", "P(best)", "regret"]
+    if any("true_difference" in r for r in result["systems"]):
+        columns.append("true")
+    for column in columns:
+        table.add_column(column)
+
+    def fmt(value):
+        return "n/a" if value is None else f"{value:.4f}"
+
+    for r in result["systems"]:
+        cells = [r["system"], fmt(r["difference"]), f"[{fmt(r['lower'])}, {fmt(r['upper'])}]",
+                 fmt(r["prob_best"]), fmt(r["expected_regret"])]  # fmt: skip
+        if "true_difference" in r:
+            cells.append(fmt(r["true_difference"]))
+        table.add_row(*cells)
+    console.print(table)
+    reason = result["stop_reason"] or "the stopping rule does not hold yet"
+    console.print(f"best: {result['best']} ({reason})")
+    for path in result["report"]:
+        console.print(f"wrote {path}")
