@@ -103,6 +103,7 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.sampling.model_selection.ModelSelection.run",
         "bayeval.comparison.compare.compare",
         "bayeval.comparison.paired.paired_difference",
+        "bayeval.comparison.stratified.stratified_difference",
         "bayeval.measures.classification.FScore",
         "bayeval.measures.curve.PrecisionRecallCurve",
         "bayeval.intervals.design.expected_interval_width",

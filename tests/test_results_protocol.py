@@ -132,6 +132,14 @@ CASES["comparison differences"] = lambda: _comparison().differences
 CASES["paired difference"] = lambda: be.comparison.paired_difference(
     [1, 1, 0, 1, 0, 1], [1, 0, 0, 1, 1, 0], rng=0
 )
+CASES["stratified difference"] = lambda: be.comparison.stratified_difference(
+    [1, 1, 0, 0, 1, 0, 1, 0],
+    [1, 0, 1, 0, 1, 0, 0, 1],
+    [0, 1, 2, 3, 4, 5, 6, 7],
+    [1, 1, 0, 0, 1, 0, 1, 1],
+    draws=200,
+    rng=0,
+)
 CASES["coverage study"] = lambda: be.simulate.coverage_study(
     "small", realizations=4, resamples=50, width_resamples=10, rng=0
 )

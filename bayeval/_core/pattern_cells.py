@@ -24,7 +24,7 @@ __all__ = [
 
 
 def pattern_cells(predictions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return the distinct patterns ``(n_cells, K)`` and each item's cell ``(n_items,)``.
+    """Return the distinct rows ``(n_cells, K)`` and each item's cell (its row) ``(n_items,)``.
 
     Examples
     --------
@@ -33,7 +33,7 @@ def pattern_cells(predictions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ([[0, 0], [1, 0]], [1, 1, 0])
     """
     patterns, cell = np.unique(predictions, axis=0, return_inverse=True)
-    return patterns.astype(np.int8), cell.reshape(-1)
+    return patterns, cell.reshape(-1)
 
 
 def positives_from_uniforms(

@@ -5,18 +5,24 @@
   whose :attr:`~Comparison.differences` are a :class:`Differences` (every pairwise difference
   with its interval);
 - :func:`paired_difference`: two systems right or wrong on the same items, the paired posterior
-  of the difference of their accuracies (:class:`PairedDifference`).
+  of the difference of their accuracies (:class:`PairedDifference`);
+- :func:`stratified_difference`: two systems' predictions judged on one stratified sample
+  (Webber's setting), the difference of their recall, precision or F1 with a posterior and a
+  design-based interval (:class:`StratifiedDifference`).
 """
 
 from bayeval.comparison.compare import MAX_SCORED_SYSTEMS, compare
 from bayeval.comparison.paired import PairedDifference, paired_difference
 from bayeval.comparison.result import Comparison, Differences
+from bayeval.comparison.stratified import StratifiedDifference, stratified_difference
 
 __all__ = [
     "MAX_SCORED_SYSTEMS",
     "Comparison",
     "Differences",
     "PairedDifference",
+    "StratifiedDifference",
     "compare",
     "paired_difference",
+    "stratified_difference",
 ]

@@ -81,9 +81,15 @@ class PredictionPatterns:
     prior: tuple[float, float] = (0.5, 0.5)
     draws: int = 2000
 
-    def draws_for(self, predictions: np.ndarray, rng: Any) -> PatternDraws:
-        """Return the prior draws over checked ``(n_items, K)`` 0/1 predictions; tell it labels."""
-        return PatternDraws(self, predictions, check_rng(rng))
+    def draws_for(
+        self, predictions: np.ndarray, rng: Any, groups: np.ndarray | None = None
+    ) -> PatternDraws:
+        """Return the prior draws over checked ``(n_items, K)`` 0/1 predictions; tell it labels.
+
+        ``groups`` (one integer per item, such as the strata of a stratified sample) splits the
+        cells further: a cell is then a pattern within a group.
+        """
+        return PatternDraws(self, predictions, check_rng(rng), groups)
 
     def posterior(
         self,
@@ -158,10 +164,19 @@ class PatternDraws:
     """
 
     def __init__(
-        self, model: PredictionPatterns, predictions: np.ndarray, rng: np.random.Generator
+        self,
+        model: PredictionPatterns,
+        predictions: np.ndarray,
+        rng: np.random.Generator,
+        groups: np.ndarray | None = None,
     ):
         self.prior = model.prior
-        self.patterns, self.cell = kernel.pattern_cells(predictions)
+        if groups is None:
+            self.patterns, self.cell = kernel.pattern_cells(predictions)
+        else:  # the group is one more column of the pattern, dropped from the systems after
+            keyed = np.column_stack([predictions, groups])
+            patterns, self.cell = kernel.pattern_cells(keyed)
+            self.patterns = patterns[:, :-1]
         n_cells, n_draws = self.patterns.shape[0], model.draws
         self.sizes = np.bincount(self.cell, minlength=n_cells)
         self.labelled = np.zeros(n_cells, dtype=np.int64)
