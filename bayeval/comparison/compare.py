@@ -22,6 +22,7 @@ MODELS = AnyOf(
     Instance("bayeval.models.score_calibration.ScoreCalibration", "a ScoreCalibration"),
     Instance("bayeval.models.consensus_calibration.ConsensusCalibration", "a ConsensusCalibration"),
     Instance("bayeval.models.system_confusion.SystemConfusion", "a SystemConfusion"),
+    Instance("bayeval.models.prediction_patterns.PredictionPatterns", "a PredictionPatterns"),
 )
 
 
@@ -50,13 +51,17 @@ def compare(
     measure : str or bayeval.measures.Measure, default "accuracy"
         A measure of a system's predictions: ``"accuracy"``, ``"precision"``, ``"recall"``,
         ``"f1"`` or any name of :func:`bayeval.measures.by_name`.
-    model : ScoreCalibration, ConsensusCalibration or SystemConfusion, optional
+    model : ScoreCalibration, ConsensusCalibration, SystemConfusion or PredictionPatterns, optional
         The model of the labels (:mod:`bayeval.models`). Default: ``ScoreCalibration()`` for a
         pool of at most :data:`MAX_SCORED_SYSTEMS` systems (the label given the scores, per
         pattern of the systems' predictions), ``ConsensusCalibration()`` for predictions alone
         or more systems (the label given the systems' consensus, calibrated by the labels).
         ``SystemConfusion()`` (one confusion matrix per system, errors independent given the
         class) is the model for annotators; it is overconfident for systems that share errors.
+        ``PredictionPatterns()`` (one rate per pattern of the predictions, nothing assumed
+        about shared errors) is the model of :class:`~bayeval.sampling.ModelSelection`: its
+        differences are trustworthy where the labels reach the systems' disagreements, and a
+        single system's measure is not where they do not.
     rng : int, numpy.random.Generator or None
         Seed or generator of the posterior draws.
 

@@ -162,3 +162,13 @@ def test_stopping_at_prob_best_095_picks_the_true_best_among_92_real_models():
     stopped, right, _ = _stops(pools, budget=150, model=PredictionPatterns(draws=500))
     assert stopped >= 5
     assert right / stopped >= 0.95 - 2 * np.sqrt(0.95 * 0.05 / stopped)
+
+
+def test_compare_takes_prediction_patterns_and_is_exact_with_every_item_labelled():
+    pool, truth = shared_error_pool(4, n=300)
+    result = be.compare(
+        pool.predictions, np.arange(300), truth, measure="f1", model=PredictionPatterns(), rng=0
+    )
+    expected = [be.measures.FScore().value(truth, predictions=p)[0] for p in pool.predictions.T]
+    np.testing.assert_allclose(result.estimate.values, expected, atol=1e-12)
+    np.testing.assert_allclose(np.ptp(result.interval().values, axis=-1), 0.0, atol=1e-12)
