@@ -81,6 +81,13 @@ def test_compare_by_hand_keeps_every_answer_and_continues(runs):
     assert out["best"] == replay.best == "a"
     assert out["stop_reason"] == replay.stop_reason()
     assert "true_difference" not in out["systems"][0]
+    # bayeval status reads the session: each system against the leader, with P(best)
+    status = runner.invoke(app, ["status", "compare_session.db", "--json"])
+    assert status.exit_code == 0, status.output
+    rows = {r["output"]: r for r in json.loads(status.stdout)["estimate"]}
+    assert rows["a - a"]["estimate"] == 0.0
+    assert rows["a - a"]["prob_best"] == pytest.approx(replay.prob_best[0])
+    assert sum(r["prob_best"] for r in rows.values()) == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize(

@@ -406,6 +406,22 @@ def estimate_rows(session, prob: float) -> list[dict] | None:
         est = session.estimate()
     except ValueError:
         return None
+    sampler = session.sampler
+    if sampler.method == "model_selection":  # each system against the leader, and P(best)
+        from bayeval.plots import differences_from
+
+        difference, lower, upper = differences_from(est, sampler.best, prob)
+        return [
+            {
+                "output": f"{system} - {sampler.best}",
+                "estimate": number(difference[k]),
+                "lower": number(lower[k]),
+                "upper": number(upper[k]),
+                "width": number(upper[k] - lower[k]),
+                "prob_best": number(sampler.prob_best[k]),
+            }
+            for k, system in enumerate(sampler.pool.systems)
+        ]
     return [
         {
             "output": output,
@@ -420,7 +436,7 @@ def estimate_rows(session, prob: float) -> list[dict] | None:
 
 def estimate_text(session, prob: float) -> str:
     sampler = session.sampler
-    if getattr(sampler, "method", None) == "model_selection":  # who leads, not levels
+    if sampler.method == "model_selection":  # who leads, not levels
         if sampler.labels_used == 0:
             return "no label yet"
         order = np.argsort(-sampler.prob_best)[:3]

@@ -286,9 +286,10 @@ def _print_status(out: dict) -> None:
     stages = f"{out['stages']:,} complete stage{'s' if out['stages'] != 1 else ''}"
     say(f"estimate ({out['prob']:.0%} confidence interval, {stages}):")
     for r in rows:
+        best = f" P(best) {fmt(r['prob_best'])}" if "prob_best" in r else ""
         say(
             f"  {r['output']}: {fmt(r['estimate'])} [{fmt(r['lower'])}, {fmt(r['upper'])}] "
-            f"width {fmt(r['width'])}"
+            f"width {fmt(r['width'])}{best}"
         )
 
 
