@@ -10,7 +10,7 @@ the table reports, after ``b`` labels, the identification probability (the share
 realisations whose most likely best system is a true best) and, for the rule "stop when
 P(best) >= 0.95", how many realisations stopped within the budget, how many of those picked a
 true best, and the median labels at the stop. ``--choose`` runs the baselines under the same
-model and protocol.
+model and protocol; ``--vote`` fixes the weight of the systems' vote in the model's prior.
 
 ``--timing`` instead times ask + tell on a synthetic pool of 10,000 items and 100 systems
 (the issue's target: at most 50 ms per label).
@@ -48,12 +48,13 @@ def load_task(data: Path, task: str) -> tuple[np.ndarray, np.ndarray]:
     return predictions.astype(float), oracle.astype(bool)
 
 
-def realisation(predictions, truth, budget, choose, seed):
+def realisation(predictions, truth, budget, choose, seed, vote="learned"):
     """One pool; returns the labels at the stop (or None), whether it was right, and the picks."""
     pool = be.Pool(predictions)
     correct = (predictions == truth[:, None]).sum(axis=0)
     true_best = set(np.flatnonzero(correct == correct.max()).tolist())
-    sampler = be.sampling.ModelSelection(pool, choose=choose, rng=seed)
+    model = be.models.PredictionPatterns(vote=vote)
+    sampler = be.sampling.ModelSelection(pool, choose=choose, model=model, rng=seed)
     budget = min(budget, sampler.disagreements)
     stop, right, picks = None, None, {}
     while sampler.labels_used < budget:
@@ -78,7 +79,9 @@ def run_task(args) -> dict:
         rows = rng.choice(truth.size, POOL_SIZE[args.task], replace=False)
         p, t = predictions[rows], truth[rows]
         keep = p.min(axis=1) != p.max(axis=1)
-        stop, right, picks = realisation(p[keep], t[keep], args.budget, args.choose, seed=r)
+        stop, right, picks = realisation(
+            p[keep], t[keep], args.budget, args.choose, seed=r, vote=args.vote
+        )
         stops.append((stop, right))
         for b, hit in picks.items():
             hits.setdefault(b, []).append(hit)
@@ -86,6 +89,7 @@ def run_task(args) -> dict:
     return {
         "task": args.task,
         "choose": args.choose,
+        "vote": args.vote,
         "runs": args.runs,
         "budget": args.budget,
         "identification": {b: float(np.mean(v)) for b, v in sorted(hits.items())},
@@ -122,6 +126,12 @@ def main() -> None:
         "--choose", choices=be.sampling.model_selection.CHOICES, default="information"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--vote",
+        type=lambda v: v if v == "learned" else float(v),
+        default="learned",
+        help="PredictionPatterns' weight of the systems' vote: 'learned' or a number",
+    )
     parser.add_argument("--timing", action="store_true")
     args = parser.parse_args()
     result = timing() if args.timing else run_task(args)

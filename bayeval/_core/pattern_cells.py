@@ -14,13 +14,18 @@ import numpy as np
 from scipy import special
 
 __all__ = [
+    "VOTE_GRID",
     "best_in_draws",
     "best_shares",
     "confusion_from_true_positives",
     "information_gain",
     "pattern_cells",
     "positives_from_uniforms",
+    "vote_weight",
 ]
+
+#: The vote weights among which :func:`vote_weight` chooses.
+VOTE_GRID = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 
 
 def pattern_cells(predictions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -69,6 +74,43 @@ def positives_from_uniforms(
         cdf = np.cumsum(_beta_binomial_pmf(int(left[c]), alpha[c], beta[c]))
         positives[:, c] += np.minimum(np.searchsorted(cdf, uniforms[:, c]), left[c])
     return positives
+
+
+def vote_weight(
+    prior: tuple[float, float],
+    vote: np.ndarray,
+    labelled: np.ndarray,
+    ones: np.ndarray,
+    grid: tuple[float, ...] = VOTE_GRID,
+) -> float:
+    """Return the weight ``w`` of the grid under which the labelled cells are likeliest.
+
+    A cell's rate has the prior ``Beta(a + w v_c, b + w (1 - v_c))``, ``v_c`` the share of
+    systems that predict 1 on it: ``w`` pseudo-labels that follow the vote. The labelled cells'
+    beta-binomial likelihood (``ones`` of ``labelled``), maximised over ``grid``, chooses it
+    (empirical Bayes); ties go to the smaller weight, and no label gives 0.
+
+    Examples
+    --------
+    Cells whose labels follow the vote ask for weight; labels against it for none:
+
+    >>> vote = np.array([0.9, 0.1, 0.8, 0.2])
+    >>> vote_weight((0.5, 0.5), vote, np.array([5, 5, 5, 5]), np.array([5, 0, 4, 1]))
+    16.0
+    >>> vote_weight((0.5, 0.5), vote, np.array([5, 5, 5, 5]), np.array([0, 5, 1, 4]))
+    0.0
+    """
+    seen = labelled > 0
+    if not seen.any():
+        return 0.0
+    v, n, k = vote[seen], labelled[seen], ones[seen]
+    a, b = prior
+    likelihood = [
+        np.sum(special.betaln(a + w * v + k, b + w * (1 - v) + n - k))
+        - np.sum(special.betaln(a + w * v, b + w * (1 - v)))
+        for w in grid
+    ]
+    return float(grid[int(np.argmax(np.round(likelihood, 9)))])
 
 
 def _beta_binomial_pmf(n: int, alpha: float, beta: float) -> np.ndarray:

@@ -63,7 +63,8 @@ def stratified_difference(
     -------
     StratifiedDifference
         Bases ``"posterior"`` (the finite-population posterior of
-        :class:`~bayeval.models.PredictionPatterns` over the cells) and ``"design"`` (each
+        :class:`~bayeval.models.PredictionPatterns` over the cells, each rate with the plain
+        ``prior``, ``vote=0``) and ``"design"`` (each
         cell a stratum; the stratified estimate of the difference with its linearised
         variance and a ``t`` interval, which needs two judged items in every cell).
 
@@ -111,7 +112,7 @@ def stratified_difference(
         groups = np.unique(strata, return_inverse=True)[1].reshape(-1)
     positions, classes = check_labelled(labelled, labels, n_items, 2)
     m = check_measure(measure, 2, "measure")
-    model = PredictionPatterns(prior=prior, draws=draws)
+    model = PredictionPatterns(prior=prior, vote=0.0, draws=draws)  # two systems: no crowd
     cells = model.draws_for(predictions, check_rng(rng), groups)
     cells.tell(positions, classes)
     values = _measure_of(m, cells.positives, cells.sizes, cells.patterns)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from bayeval._constraints import Integer, Pair, Positive, validate_fields
+from bayeval._constraints import AnyOf, Integer, Nonnegative, OneOf, Pair, Positive, validate_fields
 from bayeval._core import pattern_cells as kernel
 from bayeval._validation import check_rng
 from bayeval.models._systems import (
@@ -32,33 +32,41 @@ __all__ = ["PatternDraws", "PredictionPatterns"]
 
 
 @dataclass(frozen=True, kw_only=True)
-@validate_fields(prior=Pair(Positive()), draws=Integer(minimum=1))
+@validate_fields(
+    prior=Pair(Positive()), vote=AnyOf(OneOf(("learned",)), Nonnegative()), draws=Integer(minimum=1)
+)
 class PredictionPatterns:
     """The label of each item from its pattern of the systems' predictions, one rate per pattern.
 
     Cell ``c`` (a distinct row of the predictions) holds ``N_c`` items, ``n_c`` of them
-    labelled with ``o_c`` positives. Its rate is ``theta_c ~ Beta(a, b)`` a priori and
-    ``Beta(a + o_c, b + n_c - o_c)`` after the labels; its ``N_c - n_c`` unlabelled items hold
-    ``Binomial(N_c - n_c, theta_c)`` positives. Every system predicts alike on a cell, so the
-    positives per cell give every system's confusion counts on *this* pool, and so its measures.
+    labelled with ``o_c`` positives; ``v_c`` is the share of systems that predict 1 on it. Its
+    rate is ``theta_c ~ Beta(a + w v_c, b + w (1 - v_c))`` a priori (``w`` pseudo-labels that
+    follow the systems' vote) and gains ``o_c`` and ``n_c - o_c`` from the labels; its
+    ``N_c - n_c`` unlabelled items hold ``Binomial(N_c - n_c, theta_c)`` positives. Every system
+    predicts alike on a cell, so the positives per cell give every system's confusion counts on
+    *this* pool, and so its measures.
 
     Parameters
     ----------
     prior : (float, float), default (0.5, 0.5)
-        The Beta prior of each cell's rate (Jeffreys'). It is deliberately not centred on the
-        systems' vote: a prior that trusts the majority counts a system that is right where the
-        majority is wrong as wrong, and its P(best) then picked the wrong system with confidence
-        (the model card).
+        ``(a, b)``: the Beta prior of each cell's rate before the vote (Jeffreys').
+    vote : "learned" or float, default "learned"
+        ``w``, how far a cell's prior follows the systems' vote. ``"learned"``: the weight of
+        :data:`~bayeval._core.pattern_cells.VOTE_GRID` under which the labelled cells are
+        likeliest (empirical Bayes, chosen again after every label; 0 before any), so the
+        prior trusts the vote only as far as the labels show the vote right. 0 ignores the
+        vote: every unlabelled pattern is a coin toss, the most cautious choice.
     draws : int, default 2000
         Posterior draws (one chain).
 
     Notes
     -----
-    A pattern without labels keeps its prior: with many systems most patterns are single items,
-    and an unlabelled item is a coin toss to this model. So each system's measure is pulled
-    toward that of a coin on the items no label has reached (the intervals of single measures
-    hold the truth only where labels cover the disagreements), while the comparison of the
-    leading systems, which differ only on their disagreements, is what the labels resolve.
+    A fixed weight that trusts the vote counts a system that is right where the majority is
+    wrong as wrong on every unlabelled disagreement; the learned weight falls where the labels
+    show that (the model card has both measured). A pattern without labels keeps its prior, so a
+    single system's measure is only as good as the prior on the items no label has reached,
+    while the comparison of the leading systems, which differ only on their disagreements, is
+    what the labels resolve.
 
     Examples
     --------
@@ -79,6 +87,7 @@ class PredictionPatterns:
     """
 
     prior: tuple[float, float] = (0.5, 0.5)
+    vote: float | str = "learned"
     draws: int = 2000
 
     def draws_for(
@@ -125,7 +134,7 @@ class PredictionPatterns:
             ``constant_data``: ``pattern`` (``cell``, ``system``), ``cell_size``,
             ``cell_labelled`` and ``cell_positives`` (``cell``): a cell's rate is
             ``Beta(a + cell_positives, b + cell_labelled - cell_positives)`` a posteriori.
-            Attributes ``n_items``, ``n_labelled``.
+            Attributes ``n_items``, ``n_labelled``, ``vote_weight``.
         """
         preds = check_predictions(predictions, 2)
         n_items, K = preds.shape
@@ -161,6 +170,10 @@ class PatternDraws:
         none is left): the probability, given a draw, that one more item of the cell is positive.
     unlabelled_rate_mean : numpy.ndarray
         ``(n_cells,)`` its mean over the draws.
+    vote : numpy.ndarray
+        ``(n_cells,)`` the share of systems that predict 1 on each cell.
+    vote_weight : float
+        The weight ``w`` of the vote in the cells' prior now (learned or fixed).
     """
 
     def __init__(
@@ -170,7 +183,7 @@ class PatternDraws:
         rng: np.random.Generator,
         groups: np.ndarray | None = None,
     ):
-        self.prior = model.prior
+        self.prior, self.vote_rule = model.prior, model.vote
         if groups is None:
             self.patterns, self.cell = kernel.pattern_cells(predictions)
         else:  # the group is one more column of the pattern, dropped from the systems after
@@ -183,6 +196,8 @@ class PatternDraws:
         self.ones = np.zeros(n_cells, dtype=np.int64)
         self._uniforms = rng.random((n_draws, n_cells), dtype=np.float32)
         self._said_one = self.patterns.astype(float)
+        self.vote = self._said_one.mean(axis=1)  # the share of systems that predict 1
+        self.vote_weight = 0.0 if model.vote == "learned" else float(model.vote)
         self._predicted = self.sizes @ self._said_one
         self.positives = np.zeros((n_draws, n_cells), dtype=np.int32)
         # kept up to date cell by cell: the pool's positives and each system's true positives
@@ -198,12 +213,18 @@ class PatternDraws:
         cells = self.cell[positions]
         np.add.at(self.labelled, cells, 1)
         np.add.at(self.ones, cells, np.asarray(labels, dtype=np.int64))
+        if self.vote_rule == "learned":
+            weight = kernel.vote_weight(self.prior, self.vote, self.labelled, self.ones)
+            if weight != self.vote_weight:  # every cell's prior moved: redraw them all
+                self.vote_weight = weight
+                cells = np.arange(self.sizes.size)
         self._redraw(np.unique(cells))
 
     def _redraw(self, cells: np.ndarray) -> None:
+        w, vote = self.vote_weight, self.vote[cells]
         new = kernel.positives_from_uniforms(
             self._uniforms[:, cells],
-            self.prior,
+            (self.prior[0] + w * vote, self.prior[1] + w * (1 - vote)),
             self.sizes[cells],
             self.labelled[cells],
             self.ones[cells],
@@ -228,10 +249,9 @@ class PatternDraws:
         import xarray as xr
 
         counts = self.confusion()
-        posterior = xr.Dataset(
-            coords={"system": list(systems)},
-            attrs={"n_items": self.cell.size, "n_labelled": int(self.labelled.sum())},
-        )
+        attrs = {"n_items": self.cell.size, "n_labelled": int(self.labelled.sum())}
+        attrs["vote_weight"] = self.vote_weight
+        posterior = xr.Dataset(coords={"system": list(systems)}, attrs=attrs)
         with np.errstate(invalid="ignore", divide="ignore"):
             for m in measures:
                 values = measure_from_counts(m, counts)[None]

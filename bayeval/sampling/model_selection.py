@@ -54,10 +54,11 @@ class ModelSelection(Sampler):
     -----
     The stopping rule "P(best) >= 0.95" picked the true best in every run that stopped in the
     simulations of ``tests/comparison/test_model_selection.py`` and ``benchmarks/
-    model_selection.py``. The model learns nothing about a pattern no label has reached (each
-    is a coin toss a priori), so a system's measure on its own is pulled toward a coin's where
-    labels are few (see :class:`~bayeval.models.PredictionPatterns`); what the labels resolve
-    is the comparison of the leading systems.
+    model_selection.py``. A pattern no label has reached keeps its prior (which follows the
+    systems' vote as far as the labels have shown the vote right), so a system's measure on its
+    own leans on that prior where labels are few (see
+    :class:`~bayeval.models.PredictionPatterns`); what the labels resolve is the comparison of
+    the leading systems.
 
     Examples
     --------
@@ -76,7 +77,7 @@ class ModelSelection(Sampler):
     >>> sampler = be.sampling.ModelSelection(pool, rng=0)
     >>> history = sampler.run(truth, budget=300)
     >>> sampler.done, sampler.best, sampler.labels_used
-    (True, 'a', 111)
+    (True, 'a', 101)
     >>> [round(float(v), 3) for v in (predictions == truth[:, None]).mean(axis=0)]  # the truth
     [0.966, 0.956, 0.945, 0.931, 0.923]
     """

@@ -135,7 +135,7 @@ def test_stopping_at_prob_best_095_picks_the_true_best_on_shared_errors():
 
     40 pools of five systems with overlapping errors. With R runs stopped, the share right is
     required to be at least 0.95 - 2 sqrt(0.95 * 0.05 / R) (two binomial standard errors).
-    Recorded on 2026-11-27: 40 of 40 stopped within 120 labels (median 57), all right.
+    Recorded on 2026-11-27: 40 of 40 stopped within 120 labels (median 57.5), all right.
     """
     pools = []
     for seed in range(40):
@@ -150,7 +150,7 @@ def test_stopping_at_prob_best_095_picks_the_true_best_on_shared_errors():
 def test_stopping_at_prob_best_095_picks_the_true_best_among_92_real_models():
     """Real models (the Fair data): 24 pools of 400 respondents each, 92 systems, budget 150.
 
-    The same requirement as above. Recorded on 2026-11-27: 20 of 24 stopped (median 81 labels),
+    The same requirement as above. Recorded on 2026-11-27: 20 of 24 stopped (median 76.5 labels),
     all right.
     """
     predictions, truth = fair_systems()
