@@ -6,13 +6,16 @@ system when its coordinate of a bivariate normal (correlation ``rho``) falls bel
 ``Phi^-1(theta)``. The *coverage error* of a method at ``N`` is the mean over 100 ``alpha`` in
 [0.005, 0.2] of ``|coverage - (1 - alpha)|``, coverage the share of repeats whose ``1 - alpha``
 interval holds ``theta_A - theta_B``. Methods: ``paired_difference``'s posterior
-(Dirichlet(1/2 + counts)) and design interval (Agresti & Min), and the paired CLT interval
+(Dirichlet(1/2 + counts), and ``prior="copula"``, the generator's model on a grid) and design
+interval (Agresti & Min), and the paired CLT interval
 (``mean(d) +- z sd(d) / sqrt(N)``, ``d`` the per-item difference; Miller 2024), and the paired
 Bayes of Bowyer et al. re-implemented from their description: the generator's own prior
 (a bivariate-probit model) by importance sampling with ``--draws`` prior draws as proposals
 (shared by all repeats of an ``N``), its intervals the weighted quantiles (the limit of their
 resampling). The coverage error of one study is noisy (the coverages at the 100 ``alpha`` move
 together): ``--seeds`` repeats the study and reports the mean and standard deviation over seeds.
+``--correlation`` changes how the simulation correlates the two systems' errors, to see the
+copula prior where its assumption (shared errors) fails.
 
 Run from the repository root::
 
@@ -26,15 +29,25 @@ import argparse
 import numpy as np
 from scipy import special, stats
 
-from bayeval.comparison.paired import agresti_min_interval
+from bayeval._core.paired_copula import outcome_shares
+from bayeval.comparison.paired import agresti_min_interval, paired_difference
 
 ALPHAS = np.linspace(0.005, 0.2, 100)
 
 
-def simulate(n: int, repeats: int, rng: np.random.Generator):
+#: How the simulation draws the correlation of the two systems' errors: Bowyer et al.'s
+#: (shared errors, mean 1/3), its mirror image (errors on different items, mean -1/3), uniform.
+CORRELATIONS = {
+    "shared": lambda rng, size: 2 * rng.beta(4, 2, size) - 1,
+    "opposite": lambda rng, size: 1 - 2 * rng.beta(4, 2, size),
+    "uniform": lambda rng, size: rng.uniform(-1, 1, size),
+}
+
+
+def simulate(n: int, repeats: int, rng: np.random.Generator, correlation: str = "shared"):
     """Return the true differences and the four outcome counts ``(repeats, 4)``."""
     theta = rng.random((repeats, 2))
-    rho = 2 * rng.beta(4, 2, repeats) - 1
+    rho = CORRELATIONS[correlation](rng, repeats)
     z = rng.standard_normal((repeats, n, 2))
     second = rho[:, None] * z[..., 0] + np.sqrt(1 - rho[:, None] ** 2) * z[..., 1]
     a = z[..., 0] < special.ndtri(theta[:, :1])
@@ -47,24 +60,7 @@ def probit_prior_draws(draws: int, rng: np.random.Generator):
     """Prior draws of the generator's model: the difference and the four outcome shares."""
     theta = rng.random((draws, 2))
     rho = 2 * rng.beta(4, 2, draws) - 1
-    mu = special.ndtri(theta)
-    # both wrong: both normal coordinates above their thresholds, P(z_A > mu_A, z_B > mu_B)
-    neither = np.array(
-        [
-            stats.multivariate_normal.cdf(-mu[i], cov=[[1.0, rho[i]], [rho[i], 1.0]])
-            for i in range(draws)
-        ]
-    )
-    shares = np.stack(
-        [
-            theta[:, 0] + theta[:, 1] + neither - 1,  # both right
-            1 - theta[:, 1] - neither,  # first only
-            1 - theta[:, 0] - neither,  # second only
-            neither,
-        ],
-        axis=1,
-    )
-    return theta[:, 0] - theta[:, 1], np.clip(shares, 1e-300, 1.0)
+    return theta[:, 0] - theta[:, 1], outcome_shares(theta[:, 0], theta[:, 1], rho)
 
 
 def weighted_intervals(values: np.ndarray, log_weights: np.ndarray, alphas=ALPHAS) -> np.ndarray:
@@ -95,6 +91,12 @@ def main(argv=None):
     parser.add_argument(
         "--seeds", type=int, default=1, help="independent studies, seeds 42, 43, ..."
     )
+    parser.add_argument(
+        "--correlation",
+        choices=sorted(CORRELATIONS),
+        default="shared",
+        help="the simulation's correlation of the two systems' errors (Bowyer et al.'s: shared)",
+    )
     args = parser.parse_args(argv)
     results = {}  # (n, method) -> [(coverage error, median width)] over seeds
     for seed in range(42, 42 + args.seeds):
@@ -112,8 +114,14 @@ def main(argv=None):
 def study(args, rng: np.random.Generator, results: dict) -> None:
     """One study: every size, every method; appends to ``results``."""
     for n in (int(v) for v in args.sizes.split(",")):
-        truth, counts = simulate(n, args.repeats, rng)
-        inside = {"posterior": [], "design": [], "paired CLT": [], "Bowyer et al. (IS)": []}
+        truth, counts = simulate(n, args.repeats, rng, args.correlation)
+        inside = {
+            "posterior": [],
+            "posterior (copula)": [],
+            "design": [],
+            "paired CLT": [],
+            "Bowyer et al. (IS)": [],
+        }
         width = {name: [] for name in inside}
         difference, shares = probit_prior_draws(args.draws, rng)
         for start in range(0, args.repeats, 500):
@@ -145,9 +153,26 @@ def study(args, rng: np.random.Generator, results: dict) -> None:
             z = stats.norm.ppf(1 - ALPHAS / 2)
             inside["paired CLT"].extend(np.abs(t[:, None] - mean[:, None]) <= z * sd[:, None])
             width["paired CLT"].extend(2 * 1.959964 * sd)
+        copula_intervals(counts, truth, args.draws, rng, inside, width)
         for name in inside:
             error = coverage_error(np.array(inside[name]))
             results.setdefault((n, name), []).append((error, np.median(width[name])))
+
+
+def copula_intervals(counts, truth, draws, rng, inside, width) -> None:
+    """``paired_difference(prior="copula")``'s intervals, computed once per distinct counts."""
+    ends = {}
+    for key in {tuple(row) for row in counts.tolist()}:
+        first = np.repeat([1, 1, 0, 0], key)
+        second = np.repeat([1, 0, 1, 0], key)
+        result = paired_difference(first, second, prior="copula", draws=draws, rng=rng)
+        d = result.posterior["posterior"]["difference"].values.ravel()
+        ends[key] = np.quantile(d, np.concatenate([ALPHAS / 2, 1 - ALPHAS / 2, [0.025, 0.975]]))
+    table = np.array([ends[tuple(row)] for row in counts.tolist()])
+    k = ALPHAS.size
+    lo, hi = table[:, :k], table[:, k : 2 * k]
+    inside["posterior (copula)"].extend((lo <= truth[:, None]) & (truth[:, None] <= hi))
+    width["posterior (copula)"].extend(table[:, -1] - table[:, -2])
 
 
 if __name__ == "__main__":

@@ -115,9 +115,22 @@ def test_model_selection_example_runs():
     assert namespace["comparison"].best == "a"
 
 
+def test_paired_example_runs():
+    """Each printed interval and probability within 0.01 of its claim (seeded draws)."""
+    outputs = []
+    namespace = {"be": be}
+    namespace["print"] = lambda *args: outputs.append(" ".join(str(a) for a in args))
+    code = BLOCKS[5]
+    exec(compile(code, str(README), "exec"), namespace)
+    claims = _print_comments(code)
+    assert len(claims) == len(outputs) == 2
+    for output, claim in zip(outputs, claims, strict=True):
+        np.testing.assert_allclose(_numbers(output), _numbers(claim), atol=0.01)
+
+
 def test_curve_example_runs():
     namespace = {}
-    code = BLOCKS[5]
+    code = BLOCKS[6]
     exec(compile(code, str(README), "exec"), namespace)
     # The README claims 48,292 planned labels and a guaranteed envelope around p = 0.75.
     assert "48,292" in code

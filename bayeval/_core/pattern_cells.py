@@ -21,7 +21,7 @@ __all__ = [
     "information_gain",
     "pattern_cells",
     "positives_from_uniforms",
-    "vote_weight",
+    "vote_weight_probabilities",
 ]
 
 #: The vote weights among which :func:`vote_weight` chooses.
@@ -76,41 +76,45 @@ def positives_from_uniforms(
     return positives
 
 
-def vote_weight(
+def vote_weight_probabilities(
     prior: tuple[float, float],
     vote: np.ndarray,
     labelled: np.ndarray,
     ones: np.ndarray,
     grid: tuple[float, ...] = VOTE_GRID,
-) -> float:
-    """Return the weight ``w`` of the grid under which the labelled cells are likeliest.
+) -> np.ndarray:
+    """Return the posterior probability of each weight ``w`` of ``grid``, given the labels.
 
     A cell's rate has the prior ``Beta(a + w v_c, b + w (1 - v_c))``, ``v_c`` the share of
-    systems that predict 1 on it: ``w`` pseudo-labels that follow the vote. The labelled cells'
-    beta-binomial likelihood (``ones`` of ``labelled``), maximised over ``grid``, chooses it
-    (empirical Bayes); ties go to the smaller weight, and no label gives 0.
+    systems that predict 1 on it: ``w`` pseudo-labels that follow the vote. The weights of the
+    grid are equally likely a priori; each is weighed by the labelled cells' beta-binomial
+    likelihood of their labels (``ones`` of ``labelled``). Cells without labels contribute
+    nothing, and with no label at all the prior is returned.
 
     Examples
     --------
     Cells whose labels follow the vote ask for weight; labels against it for none:
 
     >>> vote = np.array([0.9, 0.1, 0.8, 0.2])
-    >>> vote_weight((0.5, 0.5), vote, np.array([5, 5, 5, 5]), np.array([5, 0, 4, 1]))
-    16.0
-    >>> vote_weight((0.5, 0.5), vote, np.array([5, 5, 5, 5]), np.array([0, 5, 1, 4]))
-    0.0
+    >>> follow = vote_weight_probabilities((0.5, 0.5), vote, np.full(4, 5), np.array([5, 0, 4, 1]))
+    >>> against = vote_weight_probabilities((0.5, 0.5), vote, np.full(4, 5), np.array([0, 5, 1, 4]))
+    >>> VOTE_GRID[int(follow.argmax())], VOTE_GRID[int(against.argmax())]
+    (16.0, 0.0)
+    >>> vote_weight_probabilities((0.5, 0.5), vote, np.zeros(4), np.zeros(4)).round(3)
+    array([0.143, 0.143, 0.143, 0.143, 0.143, 0.143, 0.143])
     """
     seen = labelled > 0
-    if not seen.any():
-        return 0.0
     v, n, k = vote[seen], labelled[seen], ones[seen]
     a, b = prior
-    likelihood = [
-        np.sum(special.betaln(a + w * v + k, b + w * (1 - v) + n - k))
-        - np.sum(special.betaln(a + w * v, b + w * (1 - v)))
-        for w in grid
-    ]
-    return float(grid[int(np.argmax(np.round(likelihood, 9)))])
+    log_likelihood = np.array(
+        [
+            np.sum(special.betaln(a + w * v + k, b + w * (1 - v) + n - k))
+            - np.sum(special.betaln(a + w * v, b + w * (1 - v)))
+            for w in grid
+        ]
+    )
+    weights = np.exp(log_likelihood - log_likelihood.max())
+    return weights / weights.sum()
 
 
 def _beta_binomial_pmf(n: int, alpha: float, beta: float) -> np.ndarray:

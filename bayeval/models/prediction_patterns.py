@@ -51,11 +51,12 @@ class PredictionPatterns:
     prior : (float, float), default (0.5, 0.5)
         ``(a, b)``: the Beta prior of each cell's rate before the vote (Jeffreys').
     vote : "learned" or float, default "learned"
-        ``w``, how far a cell's prior follows the systems' vote. ``"learned"``: the weight of
-        :data:`~bayeval._core.pattern_cells.VOTE_GRID` under which the labelled cells are
-        likeliest (empirical Bayes, chosen again after every label; 0 before any), so the
-        prior trusts the vote only as far as the labels show the vote right. 0 ignores the
-        vote: every unlabelled pattern is a coin toss, the most cautious choice.
+        ``w``, how far a cell's prior follows the systems' vote. ``"learned"``: ``w`` is one
+        more unknown, equally likely a priori to be each value of
+        :data:`~bayeval._core.pattern_cells.VOTE_GRID` and weighed by how well each explains
+        the labels, so the prior trusts the vote only as far as the labels show the vote
+        right, and the uncertainty about ``w`` stays in the posterior. A number fixes ``w``;
+        0 ignores the vote: every unlabelled pattern is a coin toss, the most cautious choice.
     draws : int, default 2000
         Posterior draws (one chain).
 
@@ -130,11 +131,12 @@ class PredictionPatterns:
         Returns
         -------
         xarray.DataTree
-            ``posterior``: each measure (dims ``chain`` (one), ``draw``, ``system``);
+            ``posterior``: each measure (dims ``chain`` (one), ``draw``, ``system``) and
+            ``vote_weight`` (``chain``, ``draw``), each draw's weight of the vote;
             ``constant_data``: ``pattern`` (``cell``, ``system``), ``cell_size``,
             ``cell_labelled`` and ``cell_positives`` (``cell``): a cell's rate is
             ``Beta(a + cell_positives, b + cell_labelled - cell_positives)`` a posteriori.
-            Attributes ``n_items``, ``n_labelled``, ``vote_weight``.
+            Attributes ``n_items``, ``n_labelled``.
         """
         preds = check_predictions(predictions, 2)
         n_items, K = preds.shape
@@ -153,7 +155,9 @@ class PatternDraws:
     inverse distribution at those uniforms (:func:`bayeval._core.pattern_cells.
     positives_from_uniforms`), so a label changes only its own cell's draws: each system's
     true positives are updated by that cell alone, and a label costs ``draws x K`` operations
-    rather than ``draws x cells x K``.
+    rather than ``draws x cells x K``. The weight of the vote is drawn the same way: each draw
+    keeps a uniform and takes the weight at which the weights' posterior distribution passes
+    it, so a label redraws every cell only in the draws whose weight it moves.
 
     Attributes
     ----------
@@ -172,8 +176,11 @@ class PatternDraws:
         ``(n_cells,)`` its mean over the draws.
     vote : numpy.ndarray
         ``(n_cells,)`` the share of systems that predict 1 on each cell.
-    vote_weight : float
-        The weight ``w`` of the vote in the cells' prior now (learned or fixed).
+    weight : numpy.ndarray
+        ``(draws,)`` each draw's weight ``w`` of the vote (all alike when the model fixes it).
+    weight_probabilities : numpy.ndarray or None
+        The posterior probability of each weight of
+        :data:`~bayeval._core.pattern_cells.VOTE_GRID` (None when the model fixes the weight).
     """
 
     def __init__(
@@ -195,10 +202,19 @@ class PatternDraws:
         self.labelled = np.zeros(n_cells, dtype=np.int64)
         self.ones = np.zeros(n_cells, dtype=np.int64)
         self._uniforms = rng.random((n_draws, n_cells), dtype=np.float32)
-        self._said_one = self.patterns.astype(float)
-        self.vote = self._said_one.mean(axis=1)  # the share of systems that predict 1
-        self.vote_weight = 0.0 if model.vote == "learned" else float(model.vote)
-        self._predicted = self.sizes @ self._said_one
+        self._weight_uniforms = rng.random(n_draws)
+        # float32 keeps the counts exact (integers below 2**24) at half the cost of float64
+        self._said_one = self.patterns.astype(np.float32)
+        self.vote = self.patterns.mean(axis=1, dtype=float)  # the share of systems that say 1
+        if model.vote == "learned":
+            self.weight_probabilities = kernel.vote_weight_probabilities(
+                self.prior, self.vote, self.labelled, self.ones
+            )
+            self.weight = self._weights_at_uniforms()
+        else:
+            self.weight_probabilities = None
+            self.weight = np.full(n_draws, float(model.vote))
+        self._predicted = self.sizes @ self._said_one.astype(float)
         self.positives = np.zeros((n_draws, n_cells), dtype=np.int32)
         # kept up to date cell by cell: the pool's positives and each system's true positives
         # per draw, and the share of positives among each cell's unlabelled items
@@ -206,37 +222,61 @@ class PatternDraws:
         self._true_positives = np.zeros((n_draws, self.patterns.shape[1]))
         self.unlabelled_rate = np.zeros((n_draws, n_cells), dtype=np.float32)
         self.unlabelled_rate_mean = np.zeros(n_cells)
-        self._redraw(np.arange(n_cells))
+        self._redraw(np.arange(n_draws), slice(None))
 
     def tell(self, positions: np.ndarray, labels: np.ndarray) -> None:
         """Count the labels of items not labelled before (positions and 0/1 labels)."""
-        cells = self.cell[positions]
-        np.add.at(self.labelled, cells, 1)
-        np.add.at(self.ones, cells, np.asarray(labels, dtype=np.int64))
+        cells = np.unique(self.cell[positions])
+        np.add.at(self.labelled, self.cell[positions], 1)
+        np.add.at(self.ones, self.cell[positions], np.asarray(labels, dtype=np.int64))
+        unmoved = np.arange(self.weight.size)
         if self.vote_rule == "learned":
-            weight = kernel.vote_weight(self.prior, self.vote, self.labelled, self.ones)
-            if weight != self.vote_weight:  # every cell's prior moved: redraw them all
-                self.vote_weight = weight
-                cells = np.arange(self.sizes.size)
-        self._redraw(np.unique(cells))
+            self.weight_probabilities = kernel.vote_weight_probabilities(
+                self.prior, self.vote, self.labelled, self.ones
+            )
+            weight = self._weights_at_uniforms()
+            moved = weight != self.weight
+            self.weight = weight
+            if moved.any():  # these draws' priors moved in every cell
+                self._redraw(np.flatnonzero(moved), slice(None))
+                unmoved = np.flatnonzero(~moved)
+        self._redraw(unmoved, cells)
 
-    def _redraw(self, cells: np.ndarray) -> None:
-        w, vote = self.vote_weight, self.vote[cells]
-        new = kernel.positives_from_uniforms(
-            self._uniforms[:, cells],
-            (self.prior[0] + w * vote, self.prior[1] + w * (1 - vote)),
-            self.sizes[cells],
-            self.labelled[cells],
-            self.ones[cells],
+    def _weights_at_uniforms(self) -> np.ndarray:
+        """Each draw's weight: the inverse of the weights' distribution at the draw's uniform."""
+        cdf = np.cumsum(self.weight_probabilities)
+        index = np.searchsorted(cdf, self._weight_uniforms * cdf[-1], side="right")
+        return np.asarray(kernel.VOTE_GRID)[np.minimum(index, cdf.size - 1)]
+
+    def _redraw(self, rows: np.ndarray, cells: np.ndarray | slice) -> None:
+        """Redraw the positives of ``cells`` (a slice: all) in the draws ``rows``, and the sums."""
+
+        def block(at: np.ndarray):  # whole rows are gathered much faster than a grid
+            return at if isinstance(cells, slice) else np.ix_(at, cells)
+
+        vote, sizes, labelled, ones = (
+            x[cells] for x in (self.vote, self.sizes, self.labelled, self.ones)
         )
-        change = new - self.positives[:, cells]
-        self._true_positives += change @ self._said_one[cells]
-        self._total += change.sum(axis=1)
-        self.positives[:, cells] = new
-        left = (self.sizes - self.labelled)[cells]
-        rate = np.divide(new - self.ones[cells], left, out=np.zeros(new.shape), where=left > 0)
-        self.unlabelled_rate[:, cells] = rate
-        self.unlabelled_rate_mean[cells] = rate.mean(axis=0)
+        new = np.empty((rows.size, sizes.size), dtype=np.int32)
+        weights = self.weight[rows]
+        for w in np.unique(weights):
+            at = weights == w
+            new[at] = kernel.positives_from_uniforms(
+                self._uniforms[block(rows[at])],
+                (self.prior[0] + w * vote, self.prior[1] + w * (1 - vote)),
+                sizes,
+                labelled,
+                ones,
+            )
+        change = new - self.positives[block(rows)]
+        self._true_positives[rows] += change.astype(np.float32) @ self._said_one[cells]
+        self._total[rows] += change.sum(axis=1)
+        self.positives[block(rows)] = new
+        left = sizes - labelled
+        rate = np.divide(new - ones, left, out=np.zeros(new.shape, np.float32), where=left > 0)
+        rate_change = (rate - self.unlabelled_rate[block(rows)]).sum(axis=0, dtype=float)
+        self.unlabelled_rate_mean[cells] += rate_change / self.weight.size
+        self.unlabelled_rate[block(rows)] = rate
 
     def confusion(self) -> np.ndarray:
         """Every system's confusion counts in each draw, ``(draws, K, 2, 2)``."""
@@ -250,8 +290,8 @@ class PatternDraws:
 
         counts = self.confusion()
         attrs = {"n_items": self.cell.size, "n_labelled": int(self.labelled.sum())}
-        attrs["vote_weight"] = self.vote_weight
         posterior = xr.Dataset(coords={"system": list(systems)}, attrs=attrs)
+        posterior["vote_weight"] = (("chain", "draw"), self.weight[None])
         with np.errstate(invalid="ignore", divide="ignore"):
             for m in measures:
                 values = measure_from_counts(m, counts)[None]
