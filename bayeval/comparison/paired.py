@@ -67,10 +67,11 @@ def paired_difference(
     This is the difference of the systems' accuracies on the population the items are drawn
     from (every item a draw from it), not on a fixed pool: for a pool, label items with a
     sampler and use :func:`bayeval.compare`. Under Bowyer, Aitchison & Ivanova's (2025) paired
-    simulation (five studies of 10,000 repeats) the posterior's coverage error is 0.007 at 3
-    items and 0.006 at 10, far below the paired CLT's 0.28 and 0.06 but above their model's
-    0.003 (the simulation's own prior, which expects positively correlated errors); at 30 items
-    the two are level, at 100 the posterior is the better calibrated (``benchmarks/README.md``,
+    simulation (five studies of 10,000 repeats), where the systems mostly share errors, the
+    default posterior's coverage error is 0.007 at 3 items and 0.008 at 10, far below the paired
+    CLT's 0.28 and 0.06; ``prior="copula"`` reaches 0.002 at both, level with their own method
+    at the same width. Where the systems err on different items the copula is the worse
+    calibrated and the default stays calibrated (``benchmarks/README.md``,
     ``paired_small_n.py``).
 
     References
