@@ -8,7 +8,8 @@ system when its coordinate of a bivariate normal (correlation ``rho``) falls bel
 interval holds ``theta_A - theta_B``. Methods: ``paired_difference``'s posterior
 (Dirichlet(1/2 + counts), and ``prior="copula"``, the generator's model on a grid) and design
 interval (Agresti & Min), and the paired CLT interval
-(``mean(d) +- z sd(d) / sqrt(N)``, ``d`` the per-item difference; Miller 2024), and the paired
+(``mean(d) +- z sd(d) / sqrt(N)``, ``d`` the per-item difference; Miller 2024), the percentile
+bootstrap of the items (``--draws`` resamples), and the paired
 Bayes of Bowyer et al. re-implemented from their description: the generator's own prior
 (a bivariate-probit model) by importance sampling with ``--draws`` prior draws as proposals
 (shared by all repeats of an ``N``), its intervals the weighted quantiles (the limit of their
@@ -120,9 +121,12 @@ def study(args, rng: np.random.Generator, results: dict) -> None:
             "posterior (copula)": [],
             "design": [],
             "paired CLT": [],
+            "paired bootstrap": [],
             "Bowyer et al. (IS)": [],
         }
         width = {name: [] for name in inside}
+        # the bootstrap's own generator, so adding it left every other method's draws unchanged
+        resampling = np.random.default_rng(rng.bit_generator.seed_seq.spawn(1)[0])
         difference, shares = probit_prior_draws(args.draws, rng)
         for start in range(0, args.repeats, 500):
             part = slice(start, start + 500)
@@ -153,6 +157,13 @@ def study(args, rng: np.random.Generator, results: dict) -> None:
             z = stats.norm.ppf(1 - ALPHAS / 2)
             inside["paired CLT"].extend(np.abs(t[:, None] - mean[:, None]) <= z * sd[:, None])
             width["paired CLT"].extend(2 * 1.959964 * sd)
+            # percentile bootstrap: the items resampled with replacement, ``draws`` times
+            resampled = resampling.multinomial(n, c / n, size=(args.draws, c.shape[0]))
+            d = (resampled[..., 1] - resampled[..., 2]) / n
+            lo = np.quantile(d, ALPHAS / 2, axis=0).T
+            hi = np.quantile(d, 1 - ALPHAS / 2, axis=0).T
+            inside["paired bootstrap"].extend((lo <= t[:, None]) & (t[:, None] <= hi))
+            width["paired bootstrap"].extend(np.subtract(*np.quantile(d, [0.975, 0.025], axis=0)))
         copula_intervals(counts, truth, args.draws, rng, inside, width)
         for name in inside:
             error = coverage_error(np.array(inside[name]))
