@@ -132,6 +132,9 @@ CASES["comparison differences"] = lambda: _comparison().differences
 CASES["paired difference"] = lambda: be.comparison.paired_difference(
     [1, 1, 0, 1, 0, 1], [1, 0, 0, 1, 1, 0], rng=0
 )
+CASES["paired difference, copula prior"] = lambda: be.comparison.paired_difference(
+    [1, 1, 0, 1, 0, 1], [1, 0, 0, 1, 1, 0], prior="copula", rng=0
+)
 CASES["stratified difference"] = lambda: be.comparison.stratified_difference(
     [1, 1, 0, 0, 1, 0, 1, 0],
     [1, 0, 1, 0, 1, 0, 0, 1],
