@@ -24,7 +24,7 @@ __all__ = [
     "vote_weight_probabilities",
 ]
 
-#: The vote weights among which :func:`vote_weight` chooses.
+#: The weights of the vote a priori equally likely (see :func:`vote_weight_probabilities`).
 VOTE_GRID = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 
 
