@@ -60,6 +60,35 @@ def _check_predictions(predictions: Any, shape: tuple[int, ...]) -> np.ndarray:
     return out
 
 
+def _check_judge(judge: Any, size: int) -> np.ndarray:
+    """Return an automatic judge's labels: ``int8`` for 0/1 labels, else probabilities.
+
+    Raises naming ``judge``, the first entry outside ``[0, 1]`` and what is allowed.
+    """
+    arr = np.asarray(judge)
+    if arr.shape != (size,):
+        raise ValueError(
+            f"`judge` must hold one label or probability per item, shape ({size},); got shape "
+            f"{arr.shape}."
+        )
+    if arr.dtype == bool:
+        return arr.astype(np.int8)
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise ValueError(
+            f"`judge` must hold 0/1 labels or probabilities in [0, 1]; got dtype {arr.dtype}."
+        )
+    bad = ~((arr >= 0) & (arr <= 1))  # NaN is bad too
+    if bad.any():
+        at = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"`judge` must hold 0/1 labels or probabilities in [0, 1]; entry {at} is "
+            f"{arr[at].item()!r}."
+        )
+    if np.all((arr == 0) | (arr == 1)):
+        return arr.astype(np.int8)
+    return arr.astype(np.float64)
+
+
 def _strictly_increasing(arr: np.ndarray) -> bool:
     """Tell whether ``arr`` is strictly increasing (hence unique), chunk by chunk."""
     for start in range(0, arr.size - 1, CHUNK):
@@ -123,6 +152,12 @@ class Pool:
         Unique item ids, one per item; default ``0, ..., n_items - 1`` (never materialised).
     systems : sequence of str, optional
         Names of the systems; default ``"system0", "system1", ...``.
+    judge : array_like of {0, 1} or of float in [0, 1], shape (n_items,), optional
+        An automatic judge's answer for every item (a language model, a stronger classifier,
+        a heuristic): its 0/1 label, or its probability that the item is positive. The model
+        of the labels (:class:`bayeval.models.ScoreCalibration`) learns from the labelled
+        items how far the judge is to be trusted, so a biased judge is corrected rather than
+        believed; the judge is never taken as a label.
 
     Attributes
     ----------
@@ -134,6 +169,8 @@ class Pool:
         System names.
     threshold : numpy.ndarray or None
         Per-system threshold that produced ``predictions``; ``None`` when they were given.
+    judge : numpy.ndarray or None
+        The judge's answers: ``int8`` when they are all 0 or 1, else float64 probabilities.
 
     Notes
     -----
@@ -161,7 +198,17 @@ class Pool:
     array([0, 1, 0, 1], dtype=int8)
     """
 
-    __slots__ = ("_ids", "_order", "_predictions", "_scores", "_lo", "_hi", "systems", "threshold")
+    __slots__ = (
+        "_ids",
+        "_order",
+        "_predictions",
+        "_scores",
+        "_lo",
+        "_hi",
+        "_judge",
+        "systems",
+        "threshold",
+    )
 
     @validate(threshold=Array(ndim=(0, 1)))
     def __init__(
@@ -172,6 +219,7 @@ class Pool:
         ids: Any = None,
         *,
         systems: Sequence[str] | None = None,
+        judge: Any = None,
     ):
         # checked here, against each other and the scores: scores (in chunks, without a copy),
         # predictions, one threshold per system, ids and systems
@@ -205,6 +253,7 @@ class Pool:
             if len(set(names)) != len(names):
                 raise ValueError(f"`systems` must be unique; got {names!r}.")
         self.systems = names
+        self._judge = None if judge is None else _read_only(_check_judge(judge, arr.shape[0]))
         self._scores = _read_only(arr)
         self._predictions = _read_only(pred)
         self._lo = np.atleast_1d(lo).astype(np.float64)
@@ -228,6 +277,7 @@ class Pool:
         threshold: Any = 0.5,
         *,
         systems: Sequence[str] | None = None,
+        judge: str | None = None,
     ) -> Pool:
         """Build a pool from a table with one row per item.
 
@@ -247,6 +297,8 @@ class Pool:
         systems : sequence of str, optional
             System names; default the score column name(s) when there are several columns,
             else ``"system0"``.
+        judge : str, optional
+            Column of an automatic judge's 0/1 labels or probabilities (see :class:`Pool`).
 
         Returns
         -------
@@ -267,6 +319,7 @@ class Pool:
             "score": score_cols,
             "prediction": pred_cols or [],
             "id": [] if id is None else [id],
+            "judge": [] if judge is None else [judge],
         }
         missing = {k: [c for c in v if c not in df.columns] for k, v in wanted.items()}
         missing = {k: v for k, v in missing.items() if v}
@@ -285,13 +338,15 @@ class Pool:
             ids = df.index.to_numpy()
         if systems is None and multi:
             systems = [str(c) for c in score_cols]
-        return cls(scores, preds, threshold, ids, systems=systems)
+        judged = None if judge is None else _frame_values(df, [judge], False)
+        return cls(scores, preds, threshold, ids, systems=systems, judge=judged)
 
     def to_frame(self) -> pd.DataFrame:
         """Return the pool as a table: one row per item, indexed by id.
 
         Columns are ``score`` and ``prediction`` for one system, and ``score_<system>`` and
-        ``prediction_<system>`` for several. ``Pool.from_frame`` reads it back.
+        ``prediction_<system>`` for several, then ``judge`` if the pool has one.
+        ``Pool.from_frame`` reads it back.
         """
         import pandas as pd
 
@@ -306,6 +361,8 @@ class Pool:
                 columns[f"score_{name}"] = self._scores[:, j]
             for j, name in enumerate(self.systems):
                 columns[f"prediction_{name}"] = self._predictions[:, j]
+        if self._judge is not None:
+            columns["judge"] = self._judge
         if self._ids is None:
             index = pd.RangeIndex(self.size, name="id")
         else:
@@ -335,6 +392,11 @@ class Pool:
     def predictions(self) -> np.ndarray:
         """0/1 decisions as ``int8``, the shape of ``scores``; read-only."""
         return self._predictions
+
+    @property
+    def judge(self) -> np.ndarray | None:
+        """The automatic judge's answers (``int8`` 0/1 labels or probabilities), or ``None``."""
+        return self._judge
 
     @property
     def ids(self) -> np.ndarray:

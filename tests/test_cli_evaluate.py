@@ -275,6 +275,33 @@ def test_interactive_hides_the_label_column(tmp_path, items):
     assert "truth" in result.stdout  # the file's labels still give the true values
 
 
+def test_a_judge_column_narrows_the_interval_and_is_never_shown(tmp_path, items):
+    # an accurate judge (the truth, flipped on 5% of the items) beside the scores
+    flip = np.random.default_rng(4).random(len(items)) < 0.05
+    judged = items.assign(llm=(items["label"].to_numpy() ^ flip).astype(np.int8))
+    path = _write(judged, tmp_path / "judged.csv")
+    args = ["evaluate", "--pool", str(path), "--budget", "100", "--json", "--seed", "2",
+            "--no-report", "--measure", "precision"]  # fmt: skip
+    widths = {}
+    for key, extra in (("judge", ["--judge-column", "llm"]), ("alone", [])):
+        result = runner.invoke(app, [*args, *extra])
+        assert result.exit_code == 0, result.output
+        row = _rows(json.loads(result.stdout))["precision"]
+        assert row["posterior_lower"] <= row["truth"] <= row["posterior_upper"], key
+        widths[key] = row["posterior_upper"] - row["posterior_lower"]
+    assert widths["judge"] < 0.9 * widths["alone"], widths
+    result = runner.invoke(
+        app, ["evaluate", "--pool", str(path), "--judge-column", "llm", "--interactive",
+              "--budget", "2", "--batch-size", "2", "--no-report"],
+        input="y\ny\n",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "│ score " in result.stdout and "llm" not in result.stdout
+    session = be.Session.open(tmp_path / "evaluate_session.db", read_only=True)
+    np.testing.assert_array_equal(session.sampler.pool.judge, judged["llm"])
+    session.close()
+
+
 @pytest.mark.parametrize(
     ("args", "option", "message"),
     [
@@ -290,6 +317,14 @@ def test_interactive_hides_the_label_column(tmp_path, items):
         (["--pool", "{good}", "--budget", "0"], "--budget", "greater than or equal to 1"),
         (["--pool", "{no_id}"], "--pool", "column 'id' is empty in data row 2"),
         (["--pool", "{unlabelled}", "--no-interactive"], "--no-interactive", "no 'label' column"),
+        (["--pool", "{good}", "--judge-column", "llm"], "--pool", "judge's column 'llm' is not"),
+        (
+            ["--pool", "{judged}", "--judge-column", "llm"],
+            "--pool",
+            "column 'llm' must hold the judge's 0/1 labels or probabilities in [0, 1]; data row 2 "
+            "holds 1.5",
+        ),
+        (["--pool", "febrl", "--judge-column", "llm"], "--judge-column", "has no judge's column"),
     ],
 )
 def test_errors_name_the_option(tmp_path, args, option, message):
@@ -301,6 +336,7 @@ def test_errors_name_the_option(tmp_path, args, option, message):
         "no_id": pd.DataFrame({"id": ["a", None], "score": [0.1, 0.9]}),
         "good": pd.DataFrame({"score": [0.1, 0.9, 0.4], "label": [0, 1, 1]}),
         "unlabelled": pd.DataFrame({"score": [0.1, 0.9, 0.4]}),
+        "judged": pd.DataFrame({"score": [0.1, 0.9], "label": [0, 1], "llm": [0.2, 1.5]}),
     }
     paths = {k: str(_write(df, tmp_path / f"{k}.csv")) for k, df in files.items()}
     result = runner.invoke(app, ["evaluate", *(a.format(**paths) for a in args)])

@@ -100,6 +100,23 @@ def test_the_item_fields_come_from_data_or_the_pool(tmp_path, pool_csv):
     assert f"id {first[2]!r}" in result.stdout and str(score)[:6] in result.stdout
 
 
+def test_a_judge_column_joins_the_session_and_is_never_shown(tmp_path, pool_csv):
+    df = pd.read_csv(pool_csv)
+    judged = tmp_path / "judged.csv"
+    df.assign(gpt=(df["score"] > 0.4).astype(int)).to_csv(judged, index=False)
+    path = tmp_path / "labels.db"
+    options = ["label", str(path), "--pool", str(judged), "--judge-column", "gpt", "--seed", "3"]
+    result = runner.invoke(app, options, input="y\nq\n")
+    assert result.exit_code == 0, result.output
+    assert "gpt" not in result.stdout  # the annotator is not told what the judge said
+    with Session.open(path, read_only=True) as sess:
+        np.testing.assert_array_equal(sess.sampler.pool.judge, df["score"] > 0.4)
+    # the same file without its judge is another pool: the session refuses it
+    result = runner.invoke(app, ["label", str(path), "--pool", str(judged)], input="q\n")
+    assert result.exit_code == 2
+    assert "holds other items, scores, predictions or judge" in _flat(result.output)
+
+
 def test_skip_leaves_the_item_pending_until_it_comes_back(tmp_path, pool_csv):
     path = tmp_path / "labels.db"
     first = _first_questions(pool_csv, tmp_path)

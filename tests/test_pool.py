@@ -88,6 +88,11 @@ def test_given_predictions():
         ({"scores": [0.1, 0.2], "ids": np.array([1, "a"], dtype=object)}, r"mutually comparable"),
         ({"scores": [[0.1, 0.2]], "systems": ["a"]}, r"name each of the 2 system\(s\)"),
         ({"scores": [[0.1, 0.2]], "systems": ["a", "a"]}, r"`systems` must be unique"),
+        ({"scores": [0.1, 0.2], "judge": [0, 1, 1]}, r"`judge` must hold one .*shape \(2,\)"),
+        ({"scores": [0.1, 0.2], "judge": [0.5, 1.5]}, r"in \[0, 1\]; entry 1 is 1.5\."),
+        ({"scores": [0.1, 0.2], "judge": [-1, 0]}, r"in \[0, 1\]; entry 0 is -1\."),
+        ({"scores": [0.1, 0.2], "judge": [np.nan, 0]}, r"in \[0, 1\]; entry 0 is nan\."),
+        ({"scores": [0.1, 0.2], "judge": ["yes", "no"]}, r"`judge` must hold .*got dtype <U3"),
     ],
 )
 def test_validation(kwargs, message):
@@ -252,3 +257,25 @@ def test_single_system_as_a_column_stratifies():
     scores = np.random.default_rng(0).random((50, 1))
     one_d = Pool(scores[:, 0]).stratify(4)
     np.testing.assert_array_equal(Pool(scores).stratify(4).ids, one_d.ids)
+
+
+def test_a_judge_is_kept_as_labels_or_probabilities():
+    labels = Pool([0.1, 0.6, 0.9], judge=[True, False, True]).judge
+    assert labels.dtype == np.int8 and labels.tolist() == [1, 0, 1]
+    assert not labels.flags.writeable
+    assert Pool([0.1, 0.6], judge=[0.0, 1.0]).judge.dtype == np.int8  # 0/1 floats are labels
+    probabilities = Pool([0.1, 0.6, 0.9], judge=[0.2, 1.0, 0.7]).judge
+    assert probabilities.dtype == np.float64 and probabilities.tolist() == [0.2, 1.0, 0.7]
+    assert Pool([0.1, 0.6]).judge is None
+
+
+def test_from_frame_round_trip_with_a_judge():
+    df = pd.DataFrame({"score": [0.3, 0.8, 0.55], "llm": [0.1, 0.9, 0.4]})
+    pool = Pool.from_frame(df, judge="llm")
+    np.testing.assert_array_equal(pool.judge, [0.1, 0.9, 0.4])
+    back = pool.to_frame()
+    assert list(back.columns) == ["score", "prediction", "judge"]
+    again = Pool.from_frame(back.reset_index(drop=True), prediction="prediction", judge="judge")
+    np.testing.assert_array_equal(again.judge, pool.judge)
+    with pytest.raises(ValueError, match=r"column\(s\) \{'judge': \['gpt'\]\} not found"):
+        Pool.from_frame(df, judge="gpt")

@@ -60,12 +60,15 @@ def open_session(path: Path, *, read_only: bool):
         raise error(err) from None
 
 
-def open_or_create(path: Path, pool, threshold, measure, sampler, seed, label_rule, source=None):
+def open_or_create(
+    path: Path, pool, threshold, measure, sampler, seed, label_rule, source=None, judge=None
+):
     """Continue the session at ``path`` or create it from ``--pool``.
 
     A session that exists is continued; any option given (not None) must agree with it. A new
     one needs ``pool`` and takes the defaults f1, ais, a random seed (stored) and the label
-    rule ``latest`` for options not given. ``source``: ``pool`` already read, if it was.
+    rule ``latest`` for options not given. ``source``: ``pool`` already read, if it was;
+    ``judge``: ``--judge-column``.
 
     Returns
     -------
@@ -79,7 +82,7 @@ def open_or_create(path: Path, pool, threshold, measure, sampler, seed, label_ru
     if not path.exists() and pool is not None:
         sampler_class("ais" if sampler is None else sampler)  # an unknown --sampler first
     if source is None and pool is not None:
-        source = load_source(pool, threshold)
+        source = load_source(pool, threshold, judge)
     if path.exists():
         session = open_session(path, read_only=False)
         try:
@@ -110,11 +113,14 @@ def open_or_create(path: Path, pool, threshold, measure, sampler, seed, label_ru
 
 
 def same_pool(a: Any, b: Any) -> bool:
-    """Whether two pools hold the same scores, predictions and ids."""
+    """Whether two pools hold the same scores, predictions, judge and ids."""
+    if (a.judge is None) != (b.judge is None):
+        return False
     return (
         a.scores.shape == b.scores.shape
         and np.array_equal(a.scores, b.scores)
         and np.array_equal(a.predictions, b.predictions)
+        and (a.judge is None or np.array_equal(a.judge, b.judge))
         and np.array_equal(np.asarray(a.ids).astype(str), np.asarray(b.ids).astype(str))
     )
 
@@ -136,7 +142,8 @@ def check_agrees(session, pool, source, measure, sampler, seed, label_rule) -> N
         raise bad(f"{where} --label-rule {rule}, not {label_rule.value}{keep}", "--label-rule")
     if source is not None and not same_pool(source.pool, session.sampler.pool):
         raise bad(
-            f"{pool} holds other items, scores or predictions than the pool of {session.path} "
+            f"{pool} holds other items, scores, predictions or judge than the pool of "
+            f"{session.path} "
             f"({session.sampler.pool.size:,} items){keep}",
             "--pool",
         )

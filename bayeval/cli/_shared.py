@@ -36,16 +36,18 @@ def error(message: Any, code: int = 1) -> typer.Exit:
     return typer.Exit(code=code)
 
 
-def load_source(spec: str, threshold: float = 0.5) -> ScoredItems:
+def load_source(spec: str, threshold: float = 0.5, judge: str | None = None) -> ScoredItems:
     """Load ``--pool``: ``"febrl"`` (:func:`~bayeval.datasets.files.febrl_items`) or a file.
 
-    See :func:`bayeval.datasets.files.read_scored_items`; its errors become
-    ``typer.BadParameter`` naming ``--pool``.
+    ``judge`` is ``--judge-column``. See :func:`bayeval.datasets.files.read_scored_items`; its
+    errors become ``typer.BadParameter`` naming ``--pool``.
     """
     if spec == "febrl":
+        if judge is not None:
+            raise bad("the bundled FEBRL pool has no judge's column.", "--judge-column")
         return febrl_items()
     try:
-        return read_scored_items(spec, threshold)
+        return read_scored_items(spec, threshold, judge)
     except ValueError as err:
         raise bad(str(err), "--pool") from None
 

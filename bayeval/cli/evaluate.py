@@ -199,6 +199,14 @@ def evaluate(
     threshold: Annotated[
         float, typer.Option(help="Predictions are score >= threshold when a file has none.")
     ] = 0.5,
+    judge_column: Annotated[
+        str | None,
+        typer.Option(
+            help="A column of the --pool file holding an automatic judge's 0/1 label or "
+            "probability for every item; the model learns from your labels how far to trust "
+            "it (never shown when labelling).",
+        ),
+    ] = None,
     interactive: Annotated[
         bool | None,
         typer.Option(
@@ -229,7 +237,7 @@ def evaluate(
     if not 0.0 < prob < 1.0:
         raise bad(f"must be in the open interval (0, 1); got {prob}.", "--prob")
     cls = sampler_class(sampler)
-    source = load_source(pool, threshold)
+    source = load_source(pool, threshold, judge_column)
     if interactive is None:
         interactive = source.truth is None
     elif not interactive and source.truth is None:

@@ -141,6 +141,13 @@ def label(
     threshold: Annotated[
         float, typer.Option(help="Predictions are score >= threshold when --pool has none.")
     ] = 0.5,
+    judge_column: Annotated[
+        str | None,
+        typer.Option(
+            help="A new session: a column of --pool with an automatic judge's 0/1 label or "
+            "probability per item (never shown).",
+        ),
+    ] = None,
     annotator: Annotated[
         str | None, typer.Option(help="Your name, recorded with every answer.")
     ] = None,
@@ -174,7 +181,7 @@ def label(
         raise bad(f"must be a positive number; got {width}.", "--width")
     table = _read_data(data)
     sess, source, created = open_or_create(
-        session, pool, threshold, measure, sampler, seed, label_rule
+        session, pool, threshold, measure, sampler, seed, label_rule, judge=judge_column
     )
     extra = None
     if source is not None:  # the pool file's other columns (not those of the pool itself)

@@ -51,7 +51,7 @@ def febrl_items() -> ScoredItems:
 
 
 @validate(threshold=Real())
-def read_scored_items(path: Any, threshold: float = 0.5) -> ScoredItems:
+def read_scored_items(path: Any, threshold: float = 0.5, judge: str | None = None) -> ScoredItems:
     """Read a CSV or Parquet file of scored items, one row per item.
 
     Parameters
@@ -61,6 +61,9 @@ def read_scored_items(path: Any, threshold: float = 0.5) -> ScoredItems:
         (default: the row number from 0), ``prediction`` (0/1) and ``label`` (0/1).
     threshold : float, default 0.5
         Predictions are ``score >= threshold`` when the file has no ``prediction`` column.
+    judge : str, optional
+        The column of an automatic judge's 0/1 labels or probabilities (the pool's ``judge``);
+        it is left out of ``items``, so an annotator shown the items never sees it.
 
     Returns
     -------
@@ -94,11 +97,31 @@ def read_scored_items(path: Any, threshold: float = 0.5) -> ScoredItems:
     scores = _numbers(df, "score", spec)
     predictions = _binary(df, "prediction", spec) if "prediction" in df.columns else None
     truth, ids = _labels_and_ids(df, spec)
+    judged = None if judge is None else _judge_column(df, judge, spec)
     try:
-        pool = Pool(scores, predictions, threshold, ids)
+        pool = Pool(scores, predictions, threshold, ids, judge=judged)
     except ValueError as err:  # ids repeated or of mixed types (positions count from 0)
         raise ValueError(f"{spec}: column 'id': {err}") from None
-    return ScoredItems(path.name, pool, df.drop(columns="label", errors="ignore"), truth)
+    hidden = ["label"] if judge is None else ["label", judge]
+    return ScoredItems(path.name, pool, df.drop(columns=hidden, errors="ignore"), truth)
+
+
+def _judge_column(df, column: str, where: str) -> np.ndarray:
+    """Return the judge's column (0/1 labels or probabilities), or raise naming its fault."""
+    if column not in df.columns:
+        raise ValueError(
+            f"{where}: the judge's column {column!r} is not a column; its columns are "
+            f"{list(map(str, df.columns))}."
+        )
+    values = _numbers(df, column, where)
+    bad = (values < 0) | (values > 1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{where}: column {column!r} must hold the judge's 0/1 labels or probabilities in "
+            f"[0, 1]; data row {i + 1} holds {float(values[i])!r}."
+        )
+    return values
 
 
 def read_system_items(path: Any, systems: Any = None, threshold: float = 0.5) -> ScoredItems:

@@ -50,6 +50,7 @@ class CalibrationWarning(UserWarning):
     group_scale=Positive(),
     ceiling=Flag(),
     bins=Integer(minimum=2),
+    judge_bins=Integer(minimum=2),
     chains=Integer(minimum=1),
     draws=Integer(minimum=1),
     engine=OneOf(("fast", "pymc")),
@@ -160,6 +161,7 @@ class ScoreCalibration:
     floor: str | tuple[str, ...] = "sceptical"
     ceiling: bool = True
     bins: int = 1024
+    judge_bins: int = 5
     draws: int = 1000
     chains: int = 4
     engine: Literal["fast", "pymc"] = "fast"
@@ -240,7 +242,12 @@ class BoundCalibration:
         pool = target.pool
         self.n_items = pool.size
         S = pool.n_systems
-        self.n_groups = 2**S if S > 1 else 1
+        judge = pool.judge
+        # a 0/1 judge has two levels; a judge's probability is cut into equal-width bins
+        self.n_judge_levels = (
+            1 if judge is None else 2 if judge.dtype == np.int8 else spec.judge_bins
+        )
+        self.n_groups = (2**S if S > 1 else 1) * self.n_judge_levels
         self.n_patterns = target.table.shape[0]
         self._probability_scores = [
             bool(pool._lo[s] >= 0.0 and pool._hi[s] <= 1.0) for s in range(S)
@@ -340,14 +347,28 @@ class BoundCalibration:
         t = self.covariate(positions)
         lo, width = self._edges
         b = np.clip(((t - lo) / width).astype(np.int64), 0, self.spec.bins - 1)
-        pool = self.target.pool
-        if self.n_groups > 1:
-            pred = pool.predictions[positions].reshape(t.size, -1).astype(np.int64)
-            group = pred @ (2 ** np.arange(pool.n_systems))
-        else:
-            group = 0
+        group = self._groups_of(positions, t.size)
         pattern = self.target.patterns[positions].astype(np.int64)
         return (b * self.n_groups + group) * self.n_patterns + pattern, t
+
+    def _groups_of(self, positions: Any, n: int) -> np.ndarray | int:
+        """Group of the items at ``positions``: prediction pattern x the judge's level."""
+        pool = self.target.pool
+        group = 0
+        if pool.n_systems > 1:
+            pred = pool.predictions[positions].reshape(n, -1).astype(np.int64)
+            group = pred @ (2 ** np.arange(pool.n_systems))
+        if self.n_judge_levels > 1:
+            group = group * self.n_judge_levels + self.judge_level(positions).astype(np.int64)
+        return group
+
+    def judge_level(self, positions: Any) -> np.ndarray:
+        """Return the judge's level at ``positions``: its 0/1 label, or its probability's bin."""
+        judge = self.target.pool.judge[positions]
+        if judge.dtype == np.int8:
+            return judge
+        bins = self.n_judge_levels
+        return np.minimum((judge * bins).astype(np.int8), bins - 1)
 
     def labelled_rows(self, positions: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
         """Labelled positives ``k`` and negatives ``m`` per row (items may repeat)."""
@@ -372,8 +393,7 @@ class BoundCalibration:
             part = np.arange(start, min(start + _CHUNK, pool.size))
             t_sum += np.bincount(cell_of[part], weights=self.covariate(part), minlength=n_cells)
             if self.n_groups > 1:
-                pred = pool.predictions[part].reshape(part.size, -1).astype(np.int64)
-                group[cell_of[part]] = pred @ (2 ** np.arange(pool.n_systems))
+                group[cell_of[part]] = self._groups_of(part, part.size)
         sizes = np.bincount(cell_of, minlength=n_cells)
         return t_sum / np.maximum(sizes, 1), group
 

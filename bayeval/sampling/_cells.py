@@ -15,7 +15,7 @@ _CHUNK = 1 << 22
 
 
 class Cells:
-    """Group a pool's items by cell ``stratum * n_patterns + pattern``.
+    """Group a pool's items by cell ``(stratum * n_levels + level) * n_patterns + pattern``.
 
     Memory: one cell id and one position per item (the positions sorted by cell), so an item
     can be drawn uniformly from any cell in ``O(1)``.
@@ -28,14 +28,23 @@ class Cells:
     patterns : numpy.ndarray of int, shape (n_items,), optional
         Loss pattern of each item; ``None`` for one pattern.
     n_patterns : int, default 1
+    levels : numpy.ndarray of int, shape (n_items,), optional
+        A further split of each stratum (an automatic judge's level); ``None`` for none.
+    n_levels : int, default 1
     """
 
-    def __init__(self, strata, n_strata: int, patterns=None, n_patterns: int = 1):
+    def __init__(
+        self, strata, n_strata: int, patterns=None, n_patterns: int = 1, levels=None, n_levels=1
+    ):
         self.n_strata, self.n_patterns = int(n_strata), int(n_patterns)
-        self.n_cells = self.n_strata * self.n_patterns
+        self.n_levels = int(n_levels)
+        self.n_cells = self.n_strata * self.n_levels * self.n_patterns
         n_items = strata.size
         cell_type = np.int16 if self.n_cells < 1 << 15 else np.int32
-        cell = strata.astype(cell_type) * cell_type(self.n_patterns)
+        cell = strata.astype(cell_type) * cell_type(n_levels)
+        if levels is not None:
+            cell += levels.astype(cell_type)
+        cell *= cell_type(self.n_patterns)
         if patterns is not None:
             cell += patterns.astype(cell_type)
         self.cell_of = cell
@@ -44,7 +53,7 @@ class Cells:
         order = np.argsort(cell, kind="stable")
         self.order = order.astype(np.int32) if n_items < 1 << 31 else order
         self.starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]])
-        self.stratum = np.arange(self.n_cells) // self.n_patterns
+        self.stratum = np.arange(self.n_cells) // (self.n_levels * self.n_patterns)
         self.pattern = np.arange(self.n_cells) % self.n_patterns
 
     def draw(self, cells: np.ndarray, rng: np.random.Generator, exclude=None) -> np.ndarray:
@@ -80,7 +89,7 @@ def contains(sorted_values: np.ndarray, query: np.ndarray) -> np.ndarray:
 STRATA = AnyOf(Instance(Strata, "a bayeval.strata.Strata"), OneOf(METHODS))
 
 
-def score_cells(target, strata: Any, n_strata: int, *, system: int = 0):
+def score_cells(target, strata: Any, n_strata: int, *, system: int = 0, levels=None):
     """Cells of a pool (strata by score x loss pattern) and each cell's mean prior response.
 
     Parameters
@@ -94,6 +103,9 @@ def score_cells(target, strata: Any, n_strata: int, *, system: int = 0):
         Strata wanted when ``strata`` is a method.
     system : int, default 0
         The system whose scores are stratified and give the prior response.
+    levels : tuple of (numpy.ndarray, int), optional
+        Each item's level and the number of levels, a further split of every stratum (the
+        automatic judge's level, so that cells never mix what the judge said).
 
     Returns
     -------
@@ -113,7 +125,8 @@ def score_cells(target, strata: Any, n_strata: int, *, system: int = 0):
     else:
         found = pool.stratify(n_strata, strata, system=system if pool.n_systems > 1 else None)
     n_patterns = 1 if target.table is None else target.table.shape[0]
-    cells = Cells(found.ids, found.n_strata, target.patterns, n_patterns)
+    level, n_levels = (None, 1) if levels is None else levels
+    cells = Cells(found.ids, found.n_strata, target.patterns, n_patterns, level, n_levels)
     sums = np.zeros(cells.n_cells)
     for start in range(0, pool.size, _CHUNK):
         stop = min(start + _CHUNK, pool.size)

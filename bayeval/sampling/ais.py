@@ -185,7 +185,16 @@ class AIS(ImportanceSampler):
                 f"`anchor + defensive` must be below 1 (the model's share of the proposal); "
                 f"got {self.anchor} + {self.defensive}."
             )
-        self.strata, self.cells, prior = score_cells(self.target, strata, model.n_leaves)
+        self._calibration = None
+        levels = None
+        if calibration is not None:
+            self._calibration = self._bound_model(calibration, self.target)
+            n_levels = self._calibration.n_judge_levels
+            if n_levels > 1:  # cells never mix what the judge said
+                levels = (self._calibration.judge_level(slice(None)), n_levels)
+        self.strata, self.cells, prior = score_cells(
+            self.target, strata, model.n_leaves, levels=levels
+        )
         cells = self.cells
         tree = tree_over_strata(self.strata.n_strata, branching=model.branching)
         leaf_prior = np.bincount(
@@ -197,9 +206,7 @@ class AIS(ImportanceSampler):
         self._anchor_p = self._anchor_q * cells.sizes  # per cell
         self._cell_labels = np.zeros((cells.n_cells, 2))  # labelled items per cell and label
         self._chain = self.model.prior
-        self._calibration = None
         if calibration is not None:
-            self._calibration = self._bound_model(calibration, self.target)
             self._calibration_start = None  # the proposal's own warm start
             self._cell_t, self._cell_group = self._calibration.cell_covariates(
                 cells.cell_of, cells.n_cells
@@ -402,7 +409,7 @@ class AIS(ImportanceSampler):
 
     def _cell_counts(self, target):
         """Items and labelled items (by label) of each cell ``stratum x pattern of target``."""
-        if target is self.target:
+        if target is self.target and self.cells.n_levels == 1:
             return self.cells.sizes, self._cell_labels.copy()
         n_patterns = target.table.shape[0]
         n_cells = self.strata.n_strata * n_patterns

@@ -90,6 +90,7 @@ def rebuild(meta: dict, arrays: dict) -> Any:
         predictions=arrays["predictions"],
         ids=None if ids.size == 0 else ids,
         systems=json.loads(meta.get("systems", "null")),
+        judge=arrays.get("judge"),
     )
     measure = decode_dataclass(json.loads(meta["measure"]), measures)
     options = decode_options(json.loads(meta["options"]))
@@ -97,6 +98,7 @@ def rebuild(meta: dict, arrays: dict) -> Any:
 
 
 POOL_ARRAYS = ("scores", "predictions", "ids")
+OPTIONAL_POOL_ARRAYS = ("judge",)  # stored only when the pool has it
 
 
 def write_pool_file(path: Path, arrays: dict, checksum: str) -> Path:
@@ -122,7 +124,9 @@ def read_pool_file(path: Path, session: Path) -> dict:
         )
     try:
         with np.load(path, allow_pickle=False) as data:
-            return {name: data[name] for name in POOL_ARRAYS}
+            arrays = {name: data[name] for name in POOL_ARRAYS}
+            arrays.update({name: data[name] for name in OPTIONAL_POOL_ARRAYS if name in data})
+            return arrays
     except (KeyError, ValueError, OSError) as err:
         raise ValueError(f"{path} is not a bayeval pool file: {err}.") from None
 

@@ -173,6 +173,8 @@ class Session:
             "predictions": pool.predictions,
             "ids": store.storable_ids(pool),
         }
+        if pool.judge is not None:  # absent otherwise: older sessions' checksums still hold
+            arrays["judge"] = pool.judge
         meta = {
             "format": store.FORMAT,
             "bayeval_version": __version__,

@@ -1,0 +1,241 @@
+"""Benchmark: an automatic judge on every item plus a few human labels, against PPI++.
+
+On each pool of :data:`bayeval.simulate.judge_pools.JUDGE_POOLS` (a fully labelled pool whose
+judge is accurate, biased towards positives, good on easy items and poor on hard ones,
+uninformative, a probability, or accurate on a pool with 0.5% positives), and on a real pool
+where a weaker model judges a stronger one (``--model-selector``: GLUE QNLI's most accurate of
+Model Selector's 90 models judged by one right on about 85% of the items), every repeat draws
+``n`` items uniformly without replacement as the human labels and scores, on the same labels:
+
+- ``bayeval``: the posterior of the measure of the pool under ``ScoreCalibration``, which
+  learns from the labels how far the judge is to be trusted (the judge's level is a group of
+  the model of the labels);
+- ``bayeval, no judge``: the same model on the same pool without the judge;
+- ``classical``: the human labels alone, ``ppi_py.classical_mean_ci`` (accuracy, precision);
+- ``PPI++``: ``ppi_py.ppi_mean_ci`` with its power tuning (``lam=None``; Angelopoulos et al.
+  2023), the judge's answer as the prediction (accuracy: whether the judge agrees with the
+  system; precision: the judge on the items the system predicts positive);
+
+and, with ``--active``, ``bayeval AIS``: the AIS sampler built for F1 on the pool with the
+judge, its labels chosen where the model (judge included) is least sure, to ``n`` distinct
+labels. Each 95% interval is scored for coverage of the pool's true value and width; the
+labels needed for a mean width of 0.05 are interpolated (log-log) between the budgets.
+
+PPI++ needs ``ppi_python`` (MIT), which is not a dependency of bayeval: install it apart, e.g.
+``pip install --no-deps --target /tmp/ppi ppi_python==0.2.3 scikit-learn joblib
+threadpoolctl`` and run with ``PYTHONPATH=/tmp/ppi`` (its own dependencies numpy, scipy,
+pandas, numba and statsmodels are in bayeval's test environment).
+
+Run from the repository root::
+
+    PYTHONPATH=/tmp/ppi .venv/bin/python -m benchmarks.judges --repeats 200
+
+(as a module: run as a script, ``benchmarks/coverage.py`` would shadow the ``coverage`` package
+that numba imports)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import bayeval as be
+from bayeval.models import CalibrationWarning, ScoreCalibration
+from bayeval.simulate.judge_pools import JUDGE_POOLS, judge_pool
+
+MEASURES = {
+    "accuracy": be.measures.Accuracy(),
+    "precision": be.measures.Precision(),
+    "recall": be.measures.Recall(),
+    "f1": be.measures.FScore(),
+}
+PPI_MEASURES = ("accuracy", "precision")
+PROB = 0.95
+
+
+def posterior_interval(bound, labelled, labels, seed):
+    """Equal-tailed ``PROB`` interval of the model's posterior draws of the measure."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        draws = bound.fit(labelled, labels, rng=seed).measure.ravel()
+    lo, hi = np.nanquantile(draws, [(1 - PROB) / 2, (1 + PROB) / 2])
+    return float(lo), float(hi)
+
+
+def mean_terms(measure, pool, truth, judge):
+    """The items a mean runs over, their human values and the judge's predictions of them.
+
+    Accuracy: every item, whether the system is right, and the judge's probability that it
+    is. Precision: the items predicted positive, their labels, and the judge's answer.
+    """
+    pred = pool.predictions.astype(bool)
+    judge = np.asarray(judge, dtype=float)
+    if measure == "accuracy":
+        agrees = np.where(pred, judge, 1 - judge)
+        return np.ones(pool.size, bool), (pred == truth).astype(float), agrees
+    return pred, truth.astype(float), judge
+
+
+def ppi_intervals(measure, pool, truth, labelled):
+    """``{"classical": (lo, hi), "PPI++": (lo, hi)}`` from ppi_python on the same labels."""
+    from ppi_py import classical_mean_ci, ppi_mean_ci
+
+    among, y, yhat = mean_terms(measure, pool, truth, pool.judge)
+    is_labelled = np.zeros(pool.size, bool)
+    is_labelled[labelled] = True
+    lab = among & is_labelled
+    unl = among & ~is_labelled
+    alpha = 1 - PROB
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        classical = classical_mean_ci(y[lab], alpha=alpha)
+        ppi = ppi_mean_ci(y[lab], yhat[lab], yhat[unl], alpha=alpha)
+    return {
+        "classical": tuple(float(np.ravel(v)[0]) for v in classical),
+        "PPI++": tuple(float(np.ravel(v)[0]) for v in ppi),
+    }
+
+
+def active_intervals(pool, truth, budgets, seed, bound):
+    """Run AIS (built for F1, the judge in its model) and score every measure at each budget."""
+    sampler = be.sampling.AIS(pool, MEASURES["f1"], rng=seed)
+    out = {}
+    for n in budgets:
+        while sampler.labels_used < n:
+            ids = sampler.ask(min(sampler.batch_size, n - sampler.labels_used))
+            sampler.tell(ids, truth[pool.positions(ids)])
+        ids, labels = sampler.labelled()
+        positions = pool.positions(ids)
+        for name in MEASURES:
+            out[n, name] = posterior_interval(bound[name], positions, labels, seed)
+    return out
+
+
+def run_pool(pool_name, pool, truth, budgets, repeats, active):
+    """Rows ``(pool, measure, method, budget, seed, lower, upper, truth)`` of every interval."""
+    bare = be.Pool(pool.scores, pool.predictions)
+    truths = {
+        name: float(m.value(truth, predictions=pool.predictions)[0]) for name, m in MEASURES.items()
+    }
+    spec = ScoreCalibration()
+    bound = {name: spec.bind(pool, m) for name, m in MEASURES.items()}
+    bound_bare = {name: spec.bind(bare, m) for name, m in MEASURES.items()}
+    rows = []
+    for seed in range(repeats):
+        rng = np.random.default_rng(seed)
+        order = rng.permutation(pool.size)
+        found = {}
+        for n in budgets:
+            labelled = np.sort(order[:n])
+            labels = truth[labelled]
+            for name in MEASURES:
+                found[n, name, "bayeval"] = posterior_interval(bound[name], labelled, labels, seed)
+                found[n, name, "bayeval, no judge"] = posterior_interval(
+                    bound_bare[name], labelled, labels, seed
+                )
+                if name in PPI_MEASURES:
+                    for method, ci in ppi_intervals(name, pool, truth, labelled).items():
+                        found[n, name, method] = ci
+        if active:
+            for (n, name), ci in active_intervals(pool, truth, budgets, seed, bound).items():
+                found[n, name, "bayeval AIS"] = ci
+        for (n, name, method), (lo, hi) in found.items():
+            rows.append([pool_name, name, method, n, seed, lo, hi, truths[name]])
+    return rows
+
+
+def summarise(rows):
+    """Coverage (with its Monte Carlo standard error) and mean width per cell."""
+    import pandas as pd
+
+    df = pd.DataFrame(rows, columns=["pool", "measure", "method", "n", "seed", "lo", "hi", "truth"])
+    df["covered"] = (df["lo"] <= df["truth"]) & (df["truth"] <= df["hi"])
+    df["width"] = df["hi"] - df["lo"]
+    out = df.groupby(["pool", "measure", "method", "n"], sort=False).agg(
+        coverage=("covered", "mean"), width=("width", "mean"), repeats=("seed", "size")
+    )
+    out["mc_se"] = np.sqrt(out["coverage"] * (1 - out["coverage"]) / out["repeats"])
+    return out.reset_index()
+
+
+def labels_for_width(summary, target=0.05):
+    """Labels at which each method's mean width reaches ``target`` (log-log interpolation)."""
+    result = {}
+    for key, cell in summary.groupby(["pool", "measure", "method"], sort=False):
+        n, w = cell["n"].to_numpy(float), cell["width"].to_numpy(float)
+        if w.min() > target:
+            result[key] = f"> {int(n.max())}"
+            continue
+        if w.max() <= target:
+            result[key] = f"<= {int(n.min())}"
+            continue
+        i = int(np.flatnonzero(w <= target)[0])
+        x = np.interp(np.log(target), np.log(w[[i, i - 1]]), np.log(n[[i, i - 1]]))
+        result[key] = str(int(round(float(np.exp(x)))))
+    return result
+
+
+def model_selector_pool(root: Path, task: str, judge_accuracy: float = 0.85):
+    """A real pool: Model Selector's GLUE ``task``, its most accurate model judged by a weaker one.
+
+    ``root/glue/<task>/{predictions,oracle}.npy`` (fetched from github RobustML-Lab/
+    model-selector; not shipped, no license): the evaluated system is the most accurate model
+    (its 0/1 predictions are its scores), the judge the model whose accuracy is nearest
+    ``judge_accuracy``.
+    """
+    predictions = np.load(root / "glue" / task / "predictions.npy")
+    truth = np.load(root / "glue" / task / "oracle.npy").astype(bool)
+    accuracy = (predictions == truth[:, None]).mean(axis=0)
+    system = int(np.argmax(accuracy))
+    judge = int(np.argmin(np.abs(accuracy - judge_accuracy)))
+    print(f"{task}: system {system} (accuracy {accuracy[system]:.3f}), judge {judge} "
+          f"(accuracy {accuracy[judge]:.3f})", flush=True)  # fmt: skip
+    scores = predictions[:, system].astype(float)
+    return be.Pool(scores, judge=predictions[:, judge].astype(np.int8)), truth
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pools", nargs="*", default=list(JUDGE_POOLS))
+    parser.add_argument("--budgets", nargs="*", type=int, default=[100, 200, 400, 800])
+    parser.add_argument("--repeats", type=int, default=200)
+    parser.add_argument("--size", type=int, default=20_000)
+    parser.add_argument("--active", action="store_true", help="also run AIS with the judge")
+    parser.add_argument("--out", type=Path, default=None, help="write every interval (JSON)")
+    parser.add_argument(
+        "--model-selector", type=Path, default=None,
+        help="Model Selector's resources/datasets folder: adds GLUE QNLI as a real pool",
+    )  # fmt: skip
+    args = parser.parse_args()
+    from benchmarks._common import machine_info, markdown_table
+
+    start = time.perf_counter()
+    rows = []
+    for name in args.pools:
+        pool, truth = judge_pool(name, size=args.size, rng=0)
+        rows += run_pool(name, pool, truth, args.budgets, args.repeats, args.active)
+        print(f"{name}: done at {time.perf_counter() - start:.0f} s", flush=True)
+    if args.model_selector is not None:
+        pool, truth = model_selector_pool(args.model_selector, "qnli")
+        rows += run_pool("qnli", pool, truth, args.budgets, args.repeats, args.active)
+    summary = summarise(rows)
+    needed = labels_for_width(summary)
+    table = []
+    for r in summary.itertuples():
+        table.append([r.pool, r.measure, r.method, r.n, f"{r.coverage:.3f} ± {r.mc_se:.3f}",
+                      f"{r.width:.4f}", needed[r.pool, r.measure, r.method]])  # fmt: skip
+    header = ["pool", "measure", "method", "n", "coverage ± se", "width", "n for width 0.05"]
+    print(markdown_table(header, table))
+    print(json.dumps(machine_info(), indent=1))
+    print(f"total {time.perf_counter() - start:.0f} s")
+    if args.out is not None:
+        args.out.write_text(json.dumps(rows))
+
+
+if __name__ == "__main__":
+    main()
