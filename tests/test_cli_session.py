@@ -257,13 +257,24 @@ def test_status_text_and_json_also_while_another_writer_has_the_session(tmp_path
     )  # fmt: skip
     assert (out["items"], out["labels"], out["pending"]) == (200, 3, 0)
     assert (out["answers"], out["rejudgements"], out["stages"]) == (4, 1, 1)
-    assert out["annotators"] == [{"name": "ann", "answers": 2}, {"name": None, "answers": 1},
-                                 {"name": "bob", "answers": 1}]  # fmt: skip
+    assert [(a["name"], a["answers"]) for a in out["annotators"]] == [("ann", 2), (None, 1),
+                                                                       ("bob", 1)]  # fmt: skip
+    # ann and bob answered the same item: each annotator's accuracy (Dawid-Skene), at 90%
+    with Session.open(path, read_only=True) as reader:
+        expected = reader.annotator_posterior().annotator_summary(0.9)
+    for a in out["annotators"]:
+        row = expected.loc["unnamed" if a["name"] is None else a["name"]]
+        assert (a["accuracy_lower"], a["accuracy"], a["accuracy_upper"]) == pytest.approx(
+            (row["accuracy_lower"], row["accuracy"], row["accuracy_upper"])
+        )
+        assert 0 <= a["accuracy_lower"] <= a["accuracy"] <= a["accuracy_upper"] <= 1
     (row,) = out["estimate"]
     assert row["output"] == "f1" and out["prob"] == 0.9
     assert (row["estimate"], row["lower"], row["upper"]) == pytest.approx((value, low, high))
     assert row["width"] == pytest.approx(high - low)
-    assert "annotators: ann (2), (unnamed) (1), bob (1)" in text
+    ann = out["annotators"][0]
+    assert (f"annotators: ann (2; accuracy {ann['accuracy']:.3f} [{ann['accuracy_lower']:.3f}, "
+            f"{ann['accuracy_upper']:.3f}]), (unnamed) (1; accuracy") in _flat(text)  # fmt: skip
     assert "estimate (90% confidence interval, 1 complete stage):" in text
     assert f"f1: {value:.4f} [{low:.4f}, {high:.4f}]" in text
 

@@ -72,7 +72,7 @@ def _print_comments(code: str) -> list[str]:
 
 
 def test_ondemand_example_runs(capsys):
-    code = BLOCKS[2]
+    code = BLOCKS[3]
     exec(compile(code, str(README), "exec"), {})
     printed = capsys.readouterr().out
     for claim in ("[216, 175, 140, 118, 88, 78, 46, 50, 41, 38, 31, 27]", "[0.595, 0.674]"):
@@ -80,7 +80,7 @@ def test_ondemand_example_runs(capsys):
 
 
 def test_compare_example_runs():
-    code = BLOCKS[3]
+    code = BLOCKS[4]
     outputs = []
 
     def record(*args, **kwargs):
@@ -100,10 +100,10 @@ def test_compare_example_runs():
 def test_model_selection_example_runs():
     """The sampler continues the comparison's example (its systems and truth)."""
     namespace = {"print": lambda *args: None}
-    exec(compile(BLOCKS[3], str(README), "exec"), namespace)
+    exec(compile(BLOCKS[4], str(README), "exec"), namespace)
     outputs = []
     namespace["print"] = lambda *args: outputs.append(" ".join(str(a) for a in args))
-    code = BLOCKS[4]
+    code = BLOCKS[5]
     exec(compile(code, str(README), "exec"), namespace)
     (claim,) = _print_comments(code)
     best, used, *_ = outputs[0].split()
@@ -120,7 +120,7 @@ def test_paired_example_runs():
     outputs = []
     namespace = {"be": be}
     namespace["print"] = lambda *args: outputs.append(" ".join(str(a) for a in args))
-    code = BLOCKS[5]
+    code = BLOCKS[6]
     exec(compile(code, str(README), "exec"), namespace)
     claims = _print_comments(code)
     assert len(claims) == len(outputs) == 2
@@ -130,10 +130,32 @@ def test_paired_example_runs():
 
 def test_curve_example_runs():
     namespace = {}
-    code = BLOCKS[6]
+    code = BLOCKS[7]
     exec(compile(code, str(README), "exec"), namespace)
     # The README claims 48,292 planned labels and a guaranteed envelope around p = 0.75.
     assert "48,292" in code
     res = namespace["res"]
     assert res.annotations == 48_292
     assert res.lower(10**9) <= 0.75 <= res.upper(10**9)
+
+
+def test_judge_example_runs():
+    """Each printed interval within 0.005 of its claim (seeded runs; rounding to 3 decimals)."""
+    outputs = []
+    namespace = {"print": lambda *args: outputs.append(" ".join(str(a) for a in args))}
+    code = BLOCKS[2]
+    exec(compile(code, str(README), "exec"), namespace)
+    claims = [line.split("#", 1)[1] for line in code.splitlines() if line.startswith("# ")]
+    assert len(outputs) == 4 and len(claims) == 4
+    for output, claim in zip(outputs, claims, strict=True):
+        assert output.split()[0] == claim.split()[0]  # the pool's name
+        np.testing.assert_allclose(_numbers(output)[:2], _numbers(claim)[:2], atol=0.005)
+    # the claim beside the last interval: the true F1
+    assert (
+        "0.515" in claims[-1]
+        and abs(
+            namespace["f1"].value(namespace["truth"], predictions=namespace["pool"].predictions)[0]
+            - 0.515
+        )
+        < 5e-4
+    )

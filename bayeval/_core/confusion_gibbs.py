@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-__all__ = ["confusion_counts", "gibbs_confusion", "one_hot_patterns"]
+__all__ = ["confusion_counts", "gibbs_confusion", "gibbs_responses", "one_hot_patterns"]
 
 
 def one_hot_patterns(patterns: np.ndarray, n_classes: int) -> np.ndarray:
@@ -35,7 +35,10 @@ def one_hot_patterns(patterns: np.ndarray, n_classes: int) -> np.ndarray:
 
 
 def confusion_counts(M: np.ndarray, one_hot: np.ndarray, n_systems: int) -> np.ndarray:
-    """Return ``N[..., k, c, j]`` from the class counts per pattern ``M[..., p, c]``."""
+    """Return ``N[..., k, c, j]`` from the class counts per pattern ``M[..., p, c]``.
+
+    ``one_hot`` ``(P, K * C)``: the responses of each pattern (see :func:`gibbs_responses`).
+    """
     *lead, P, C = M.shape
     predicted = one_hot.shape[1] // n_systems
     # one 2-d product (BLAS): the patterns first, every leading index and class side by side
@@ -53,7 +56,28 @@ def _dirichlet(rng: np.random.Generator, alpha: np.ndarray) -> np.ndarray:
 
 
 def gibbs_confusion(
-    patterns: np.ndarray,
+    patterns: np.ndarray, labelled: np.ndarray, unlabelled: np.ndarray, **options
+) -> dict[str, np.ndarray]:
+    """Run ``chains`` Gibbs chains of the confusion model on pattern counts.
+
+    Parameters
+    ----------
+    patterns : ndarray of int, shape (P, K)
+        The distinct predictions of the ``K`` systems, classes ``0..C-1``.
+    labelled, unlabelled, **options
+        As in :func:`gibbs_responses`.
+
+    Returns
+    -------
+    dict
+        As :func:`gibbs_responses`.
+    """
+    one_hot = one_hot_patterns(patterns, labelled.shape[1])
+    return gibbs_responses(one_hot, labelled, unlabelled, **options)
+
+
+def gibbs_responses(
+    responses: np.ndarray,
     labelled: np.ndarray,
     unlabelled: np.ndarray,
     *,
@@ -65,21 +89,25 @@ def gibbs_confusion(
     rng: np.random.Generator,
     thin: int = 1,
     start: np.ndarray | None = None,
+    stratum: np.ndarray | None = None,
+    keep_classes: bool = False,
 ) -> dict[str, np.ndarray]:
-    """Run ``chains`` Gibbs chains of the confusion model on pattern counts.
+    """Run ``chains`` Gibbs chains of the confusion model on response counts.
 
     Parameters
     ----------
-    patterns : ndarray of int, shape (P, K)
-        The distinct predictions of the ``K`` systems, classes ``0..C-1``.
+    responses : ndarray, shape (P, K * C)
+        How often responder ``k`` (a system, an annotator) gave class ``j`` to an item of
+        pattern ``p``, at column ``k * C + j``: one-hot rows for systems that predict every
+        item; counts for annotators, who answer some items, and some more than once.
     labelled : ndarray of int, shape (P, C)
-        Labelled items of each pattern and class.
+        Labelled items of each pattern and class (an annotator's gold items).
     unlabelled : ndarray of int, shape (P,)
         Unlabelled items of each pattern.
     class_prior : ndarray, shape (C,)
         The Dirichlet concentrations of the prevalences.
     confusion_prior : ndarray, shape (C, C)
-        Row ``c``: the Dirichlet concentrations of a system's predictions for class ``c``.
+        Row ``c``: the Dirichlet concentrations of a responder's answers for class ``c``.
     chains, draws, warmup, thin : int
         ``draws`` sweeps are kept per chain, every ``thin``-th after ``warmup``.
     rng : numpy.random.Generator
@@ -87,48 +115,61 @@ def gibbs_confusion(
     start : ndarray, shape (chains, P, C), optional
         The class counts per pattern to start from (``state`` of an earlier run); default:
         the labels, and the majority vote of each pattern for its unlabelled items.
+    stratum : ndarray of int, shape (P,), optional
+        Each pattern's stratum (``0..S-1``); the prevalences are then per stratum, each with
+        ``class_prior``. Default: one stratum.
+    keep_classes : bool, default False
+        Keep the class counts per pattern of every kept sweep (``classes``).
 
     Returns
     -------
     dict
-        ``class_prior`` ``(chains, draws, C)``, ``confusion`` ``(chains, draws, K, C, C)``
-        (the parameters) and ``counts`` ``(chains, draws, K, C, C)``: the pool's confusion
-        counts ``N`` in each kept sweep; ``state``: the class counts per pattern at the end.
+        ``class_prior`` ``(chains, draws, C)`` (``(chains, draws, S, C)`` with ``stratum``),
+        ``confusion`` ``(chains, draws, K, C, C)`` (the parameters) and ``counts``
+        ``(chains, draws, K, C, C)``: the pool's confusion counts ``N`` in each kept sweep;
+        with ``keep_classes``, ``classes`` ``(chains, draws, P, C)``: the class counts per
+        pattern in each kept sweep; ``state``: the class counts per pattern at the end.
     """
-    P, K = patterns.shape
+    P = responses.shape[0]
     C = labelled.shape[1]
-    one_hot = one_hot_patterns(patterns, C)
+    K = responses.shape[1] // C
+    strata = np.zeros(P, dtype=np.intp) if stratum is None else np.asarray(stratum, np.intp)
+    S = int(strata.max()) + 1 if P else 1
+    in_stratum = np.zeros((S, P))
+    in_stratum[strata, np.arange(P)] = 1.0
     # start every chain from the labels and the majority vote of each pattern's unlabelled items
     if start is None:
-        votes = one_hot.reshape(P, K, C).sum(axis=1)
+        votes = responses.reshape(P, K, C).sum(axis=1)
         start = np.zeros((P, C))
         start[np.arange(P), votes.argmax(axis=1)] = unlabelled
         start = labelled + start
     M = np.broadcast_to(start, (chains, P, C)).copy()
     n_unlabelled = np.broadcast_to(unlabelled, (chains, P))
     out = {
-        "class_prior": np.empty((chains, draws, C)),
+        "class_prior": np.empty((chains, draws, S, C)),
         "confusion": np.empty((chains, draws, K, C, C)),
         "counts": np.empty((chains, draws, K, C, C)),
     }
+    if keep_classes:
+        out["classes"] = np.empty((chains, draws, P, C), dtype=np.int32)
     for sweep in range(warmup + draws * thin):
-        counts = confusion_counts(M, one_hot, K)
-        pi = _dirichlet(rng, class_prior + M.sum(axis=1))  # (chains, C)
+        counts = confusion_counts(M, responses, K)
+        pi = _dirichlet(rng, class_prior + in_stratum @ M)  # (chains, S, C)
         theta = _dirichlet(rng, confusion_prior + counts)  # (chains, K, C, C)
         if sweep >= warmup and (sweep - warmup) % thin == thin - 1:
             d = (sweep - warmup) // thin
-            out["class_prior"][:, d], out["confusion"][:, d], out["counts"][:, d] = (
-                pi,
-                theta,
-                counts,
-            )
-        # log q_p(c) = log pi_c + sum_k log theta[k, c, j_pk]: one matrix product per chain
+            out["class_prior"][:, d], out["confusion"][:, d] = pi, theta
+            out["counts"][:, d] = counts
+            if keep_classes:
+                out["classes"][:, d] = M
+        # log q_p(c) = log pi_c + sum_k n_pkj log theta[k, c, j]: one matrix product per chain
         with np.errstate(divide="ignore"):
             log_theta = np.log(theta)
-        log_q = np.log(pi)[:, None, :] + one_hot @ np.swapaxes(log_theta, -1, -2).reshape(
-            chains, K * C, C
-        )
+            log_pi = np.log(pi)[:, strata, :]  # (chains, P, C)
+        log_q = log_pi + responses @ np.swapaxes(log_theta, -1, -2).reshape(chains, K * C, C)
         q = special.softmax(log_q, axis=-1)
         M = labelled + rng.multinomial(n_unlabelled, q)
+    if stratum is None:
+        out["class_prior"] = out["class_prior"][:, :, 0]
     out["state"] = M
     return out

@@ -236,10 +236,16 @@ def status(
 def _status(sess, prob: float) -> dict:
     answers = sess.answers()
     counts = answers.groupby("annotator", dropna=False, sort=False).size()
-    annotators = [
-        {"name": None if name is None or name != name else str(name), "answers": int(n)}
-        for name, n in counts.items()
-    ]
+    quality = _annotator_accuracy(sess, answers, prob)
+    annotators = []
+    for name, n in counts.items():
+        name = None if name is None or name != name else str(name)
+        row = {"name": name, "answers": int(n)}
+        if quality is not None:
+            summary = quality.loc["unnamed" if name is None else name]
+            for key in ("accuracy", "accuracy_lower", "accuracy_upper"):
+                row[key] = float(summary[key])
+        annotators.append(row)
     meta = sess.meta
     return {
         "path": str(sess.path),
@@ -260,6 +266,20 @@ def _status(sess, prob: float) -> dict:
     }
 
 
+def _annotator_accuracy(sess, answers, prob: float):
+    """Each annotator's accuracy with its ``prob`` interval (Dawid–Skene), or None.
+
+    Only where the annotators can be told apart from the truth: labels of fixed items
+    (not ``stochastic_ais``) and at least one item answered by two annotators.
+    """
+    if sess.meta["sampler"] == "stochastic_ais" or answers.empty:
+        return None
+    who = answers["annotator"].fillna("unnamed")
+    if not (who.groupby(answers["id"]).nunique() > 1).any():
+        return None
+    return sess.annotator_posterior().annotator_summary(prob)
+
+
 def _print_status(out: dict) -> None:
     from rich.console import Console
 
@@ -278,9 +298,11 @@ def _print_status(out: dict) -> None:
     again = "for items drawn again" if out["sampler"] == "stochastic_ais" else "re-judgements"
     say(f"answers: {out['answers']:,} ({out['rejudgements']:,} {again})")
     names = ", ".join(
-        f"{a['name'] if a['name'] is not None else '(unnamed)'} ({a['answers']:,})"
+        f"{a['name'] if a['name'] is not None else '(unnamed)'} ({a['answers']:,}"
+        + (f"; accuracy {a['accuracy']:.3f} [{a['accuracy_lower']:.3f}, "
+           f"{a['accuracy_upper']:.3f}])" if "accuracy" in a else ")")
         for a in out["annotators"]
-    )
+    )  # fmt: skip
     say(f"annotators: {names or 'none yet'}")
     rows = out["estimate"]
     if rows is None:

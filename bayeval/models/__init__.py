@@ -13,6 +13,7 @@ these functions is called, so importing this package stays cheap. Model cards li
 """
 
 from bayeval.models.consensus_calibration import ConsensusCalibration
+from bayeval.models.dawid_skene import AnnotatorPosterior, DawidSkene
 from bayeval.models.dirichlet_tree import BoundTree, DirichletTree
 from bayeval.models.hierarchical import hierarchical_yields_model, sample_hierarchical_yields
 from bayeval.models.prediction_patterns import PatternDraws, PredictionPatterns
@@ -36,6 +37,9 @@ __all__ = [
     # one rate of positives per pattern of many systems' predictions (model selection)
     "PatternDraws",
     "PredictionPatterns",
+    # annotators who disagree: every answer, each annotator's confusion matrix
+    "AnnotatorPosterior",
+    "DawidSkene",
     # the Dirichlet-tree oracle model of adaptive importance sampling
     "BoundTree",
     "DirichletTree",

@@ -20,7 +20,12 @@ from bayeval.models._common import SEED_HIGH
 if TYPE_CHECKING:
     import pymc as pm
 
-__all__ = ["sample_system_confusion", "system_confusion_model"]
+__all__ = [
+    "confusion_mixture_model",
+    "sample_confusion_mixture",
+    "sample_system_confusion",
+    "system_confusion_model",
+]
 
 
 def system_confusion_model(
@@ -59,32 +64,82 @@ def system_confusion_model(
     >>> [v.name for v in model.free_RVs]
     ['class_prior', 'confusion']
     """
+    C = spec.n_classes
+    return confusion_mixture_model(
+        np.full(C, spec.class_prior),
+        spec.confusion_prior,
+        one_hot_patterns(patterns, C),
+        labelled,
+        unlabelled,
+        {"system": systems, "true_class": np.arange(C), "predicted": np.arange(C)},
+    )
+
+
+def confusion_mixture_model(
+    class_prior: np.ndarray,
+    confusion_prior: np.ndarray,
+    responses: np.ndarray,
+    labelled: np.ndarray,
+    unlabelled: np.ndarray,
+    coords: dict,
+    stratum: np.ndarray | None = None,
+) -> pm.Model:
+    """Build the Dawid-Skene mixture of responders (systems or annotators), classes summed out.
+
+    ``responses`` ``(P, K * C)`` as in :func:`bayeval._core.confusion_gibbs.gibbs_responses`;
+    ``coords`` names the responders, the true classes and the answers, in that order (their
+    dims are the keys); a ``pattern`` coordinate is added. With ``stratum`` (each pattern's),
+    ``class_prior`` has a ``stratum`` dim: prevalences per stratum.
+    """
     import pymc as pm
     import pytensor.tensor as pt
 
-    P, K = patterns.shape
-    C = spec.n_classes
-    classes = np.arange(C)
-    coords = {
-        "system": systems,
-        "true_class": classes,
-        "predicted": classes,
-        "pattern": np.arange(P),
-    }
-    one_hot = one_hot_patterns(patterns, C)  # (P, K * C)
-    with pm.Model(coords=coords) as model:
-        pi = pm.Dirichlet("class_prior", a=np.full(C, spec.class_prior), dims="true_class")
+    responder, true_class, answer = coords
+    K, C = len(coords[responder]), len(coords[true_class])
+    extra = {"pattern": np.arange(responses.shape[0])}
+    if stratum is not None:
+        extra["stratum"] = np.arange(int(stratum.max()) + 1)
+    with pm.Model(coords={**coords, **extra}) as model:
+        if stratum is None:
+            pi = pm.Dirichlet("class_prior", a=class_prior, dims=true_class)
+            log_pi = pt.log(pi)[None, :]
+        else:
+            shape = (len(extra["stratum"]), len(class_prior))
+            pi = pm.Dirichlet("class_prior", a=np.broadcast_to(class_prior, shape),
+                              dims=("stratum", true_class))  # fmt: skip
+            log_pi = pt.log(pi)[stratum]
         theta = pm.Dirichlet(
             "confusion",
-            a=np.broadcast_to(spec.confusion_prior, (K, C, C)),
-            dims=("system", "true_class", "predicted"),
+            a=np.broadcast_to(confusion_prior, (K, C, C)),
+            dims=(responder, true_class, answer),
         )
-        # log P(pattern p, class c) = log pi_c + sum_k log theta[k, c, j_pk]
+        # log P(pattern p, class c) = log pi_c + sum_k n_pkj log theta[k, c, j]
         log_theta = pt.log(theta).transpose(0, 2, 1).reshape((K * C, C))
-        log_joint = pt.log(pi)[None, :] + pt.dot(one_hot, log_theta)
+        log_joint = log_pi + pt.dot(responses, log_theta)
         pm.Potential("labelled", (labelled * log_joint).sum())
         pm.Potential("unlabelled", (unlabelled * pm.math.logsumexp(log_joint, axis=1)).sum())
     return model
+
+
+def sample_confusion_mixture(model: pm.Model, draws: int, chains: int, rng) -> tuple:
+    """NUTS on a :func:`confusion_mixture_model`: ``class_prior`` and ``confusion`` draws.
+
+    Returns ``(chains, draws, C)`` and ``(chains, draws, K, C, C)`` arrays.
+    """
+    import pymc as pm
+
+    dt = pm.sample(
+        draws=draws // chains,
+        tune=1000,
+        chains=chains,
+        random_seed=int(rng.integers(SEED_HIGH)),
+        progressbar=False,
+        nuts_sampler="pymc",  # pymc 6 silently prefers nutpie when it is installed
+        target_accept=0.9,
+        model=model,
+    )
+    post = dt["posterior"].to_dataset()
+    return post["class_prior"].values, post["confusion"].values
 
 
 def sample_system_confusion(
@@ -101,22 +156,8 @@ def sample_system_confusion(
     Returns the fast engine's layout: ``class_prior`` ``(chains, draws, C)``, ``confusion`` and
     ``counts`` ``(chains, draws, K, C, C)``.
     """
-    import pymc as pm
-
     model = system_confusion_model(spec, patterns, labelled, unlabelled, systems)
-    dt = pm.sample(
-        draws=spec.draws // spec.chains,
-        tune=1000,
-        chains=spec.chains,
-        random_seed=int(rng.integers(SEED_HIGH)),
-        progressbar=False,
-        nuts_sampler="pymc",  # pymc 6 silently prefers nutpie when it is installed
-        target_accept=0.9,
-        model=model,
-    )
-    post = dt["posterior"].to_dataset()
-    pi = post["class_prior"].values  # (chains, draws, C)
-    theta = post["confusion"].values  # (chains, draws, K, C, C)
+    pi, theta = sample_confusion_mixture(model, spec.draws, spec.chains, rng)
     K, C = theta.shape[2], theta.shape[3]
     one_hot = one_hot_patterns(patterns, C)
     log_theta = np.log(theta).swapaxes(-1, -2).reshape(*theta.shape[:2], K * C, C)

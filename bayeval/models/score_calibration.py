@@ -370,6 +370,14 @@ class BoundCalibration:
         bins = self.n_judge_levels
         return np.minimum((judge * bins).astype(np.int8), bins - 1)
 
+    def probability_at(self, theta: np.ndarray, positions: Any) -> np.ndarray:
+        """``P(y = 1)`` of the items at ``positions`` under parameter draws ``theta (draws, dim)``.
+
+        Each item's row (its bin's mean logit-score and its group): ``(draws, items)``.
+        """
+        row = self._compact[self._rows_of(np.asarray(positions, dtype=np.int64))[0]]
+        return kernel.positive_probability(theta, self.prior, self.t[row], self.group[row])
+
     def labelled_rows(self, positions: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
         """Labelled positives ``k`` and negatives ``m`` per row (items may repeat)."""
         positions = np.asarray(positions, dtype=np.int64)

@@ -163,6 +163,7 @@ class Sampler(ABC):
         variance: Literal["martingale", "paper"] = "martingale",
         measure: Any = None,
         model: Any = None,
+        labels: Any = None,
     ) -> Estimate:
         """Estimate the measure from the labels of every complete stage (see the class notes).
 
@@ -187,6 +188,13 @@ class Sampler(ABC):
             interval; default ``ScoreCalibration()`` (``ScoreCalibration.robust()`` is the
             variant for pools that may hide positives among low scores). :class:`AIS` also
             takes ``"dirichlet_tree"``, the posterior of its own oracle model.
+        labels : bayeval.models.AnnotatorPosterior, optional
+            Where several people answered and disagree: the annotators' model
+            (:meth:`bayeval.models.DawidSkene.fit` on the labelled items, by pool id). The
+            credible interval then integrates over the true labels under the joint model of
+            the answers and the labels
+            (:meth:`~bayeval.models.AnnotatorPosterior.measure_posterior`), and the design
+            estimate takes each item's most probable label under it.
 
         Raises
         ------
@@ -205,7 +213,18 @@ class Sampler(ABC):
                     f"loss under {measure!r} can be nonzero. Mix the uniform distribution into "
                     "the proposal (AIS's `defensive`) when samples are to be reused."
                 )
-        return self._estimate(variance, target, self._posterior_factory(target, model))
+        factory = self._posterior_factory(target, model)
+        if labels is not None and factory is not None:
+            bound = self._bound_model(self._check_model(model), target)
+            imputed = labels.measure_posterior(bound, rng=self._posterior_seed())
+            best = imputed.labels()
+            ids, told = self.labelled()
+            resolved = best.reindex(ids).to_numpy()  # NaN: an item the annotators left out
+            moved = ~np.isnan(resolved.astype(float)) & (resolved != told)
+            sampler = self.with_labels(ids[moved], resolved[moved].astype(int)) if moved.any() \
+                else self  # fmt: skip
+            return sampler._estimate(variance, target, lambda: imputed)
+        return self._estimate(variance, target, factory)
 
     def with_labels(self, ids: Any, labels: Any) -> Sampler:
         """Return a copy in which the labelled items ``ids`` carry ``labels`` (re-judged labels).

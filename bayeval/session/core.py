@@ -31,8 +31,11 @@ Several annotators
 An answer for an item that is already labelled is a *re-judgement*: it is kept, never merged
 away. The sampler's proposals use each item's first answer (what was known when it adapted;
 replay stays exact); estimates use each item's label under the session's ``label_rule``:
-``"latest"`` (the most recent answer) or ``"majority"`` (each annotator's latest answer is one
-vote; a tie goes to the most recent answer). An answer equal to the same annotator's latest
+``"latest"`` (the most recent answer), ``"majority"`` (each annotator's latest answer is one
+vote; a tie goes to the most recent answer) or ``"dawid-skene"`` (every answer feeds a
+Dawid–Skene model of the annotators, :meth:`Session.annotator_posterior`: the labels are its
+most probable classes and the credible interval integrates over the true labels, so the
+annotators' disagreement widens it). An answer equal to the same annotator's latest
 answer for the item adds nothing and is not recorded, so importing a file twice changes
 nothing.
 
@@ -78,7 +81,7 @@ if TYPE_CHECKING:
 __all__ = ["LABEL_RULES", "SCHEMA_VERSION", "Session", "SessionInUseError"]
 
 SCHEMA_VERSION = 1
-LABEL_RULES = ("latest", "majority")
+LABEL_RULES = ("latest", "majority", "dawid-skene")
 
 
 class Session:
@@ -143,7 +146,7 @@ class Session:
             A name of ``bayeval.sampling.run.ALL_SAMPLERS``.
         rng : int, optional
             The sampler's seed (drawn and stored when not given): replay needs it.
-        label_rule : {"latest", "majority"}, default "latest"
+        label_rule : {"latest", "majority", "dawid-skene"}, default "latest"
             How estimates resolve an item's label when it has several answers (module notes).
         pool_file : str or pathlib.Path, optional
             Keep the pool outside the session, for very large pools: an ``.npz`` file
@@ -410,12 +413,49 @@ class Session:
     def resolved_labels(self, label_rule: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Return the ids of the labelled items and their labels under ``label_rule``.
 
-        ``label_rule`` defaults to the session's (``"latest"`` or ``"majority"``).
+        ``label_rule`` defaults to the session's (``"latest"``, ``"majority"`` or
+        ``"dawid-skene"``: the most probable labels of :meth:`annotator_posterior`, the
+        annotators' model alone; :meth:`estimate` takes those of the joint model of the
+        answers and the scores).
         """
         rule = self._rule(label_rule)
         positions = np.fromiter(self._answers, np.int64, len(self._answers))
+        ids = self.sampler.pool.ids_at(positions)
+        if rule == "dawid-skene":
+            return ids, self.annotator_posterior().labels().loc[ids].to_numpy(dtype=int)
         labels = np.array([_resolve(self._answers[p], rule) for p in positions.tolist()], int)
-        return self.sampler.pool.ids_at(positions), labels
+        return ids, labels
+
+    def annotator_posterior(self, model: Any = None, *, rng: Any = 0):
+        """Fit a Dawid–Skene model to every answer of the session.
+
+        Each annotator's confusion matrix and each labelled item's true label, from all the
+        answers (re-judgements included; answers without an annotator count as
+        ``"unnamed"``), the items' prevalences by score stratum of the pool.
+
+        Parameters
+        ----------
+        model : bayeval.models.DawidSkene, optional
+            Default ``DawidSkene()``.
+        rng : int or numpy.random.Generator, default 0
+            Seed of the draws (fixed, so that the same answers give the same estimate).
+
+        Returns
+        -------
+        bayeval.models.AnnotatorPosterior
+            ``.annotator_summary()`` gives each annotator's accuracy with its interval.
+        """
+        from bayeval.models.dawid_skene import DawidSkene
+
+        if not self._answers:
+            raise ValueError("annotator_posterior() needs answers: tell() some labels first.")
+        rows = [(p, "unnamed" if who is None else who, y)
+                for p, answers in self._answers.items() for who, y in answers]  # fmt: skip
+        positions, names, labels = zip(*rows, strict=True)
+        pool = self.sampler.pool
+        model = DawidSkene() if model is None else model
+        ids = pool.ids_at(np.array(positions, dtype=np.int64))
+        return model.fit(ids, list(names), list(labels), pool=pool, rng=rng)
 
     def estimate(self, *, label_rule: str | None = None, **options: Any):
         """Return the sampler's estimate, with labels resolved by ``label_rule``.
@@ -425,12 +465,19 @@ class Session:
         item's first answer, the estimate comes from :meth:`bayeval.sampling.Sampler.with_labels`.
         """
         rule = self._rule(label_rule)
+        sampler = self.sampler
+        if rule == "dawid-skene":
+            if self.meta["sampler"] == "stochastic_ais":
+                raise ValueError(
+                    "`label_rule` 'dawid-skene' needs a sampler of fixed labels; stochastic_ais "
+                    "takes every answer as a fresh draw of a random label."
+                )
+            return sampler.estimate(labels=self.annotator_posterior(), **options)
         changed = [
             (p, _resolve(answers, rule))
             for p, answers in self._answers.items()
             if len(answers) > 1 and _resolve(answers, rule) != answers[0][1]
         ]
-        sampler = self.sampler
         if changed and self.meta["sampler"] != "stochastic_ais":
             positions, labels = (np.array(v) for v in zip(*changed, strict=True))
             sampler = sampler.with_labels(sampler.pool.ids_at(positions), labels)

@@ -1,0 +1,124 @@
+"""Benchmark: annotators who disagree, Dawid–Skene against crowd-kit's.
+
+Simulated crowds: ``--items`` items (30% positive), ``--annotators`` annotators whose
+sensitivity and specificity are drawn uniformly from [0.6, 0.95], each item answered by
+``--per-item`` distinct annotators. Per crowd, on the same answers:
+
+- crowd-kit's ``DawidSkene`` (EM, its defaults: 100 iterations, tolerance 1e-5) and
+  ``MajorityVote``: their aggregated labels;
+- bayeval's ``DawidSkene`` (Gibbs, the default priors): the most probable label of each item,
+  and each annotator's accuracy interval (``annotator_summary``);
+- bayeval's EM kernel with flat priors run as long as crowd-kit's (the same algorithm: their
+  posteriors should agree to rounding).
+
+Reported: the share of items where bayeval's labels agree with crowd-kit's, each method's
+share of right labels, the largest difference between the two EMs' posteriors, and the
+coverage of the annotators' 90% and 95% accuracy intervals (the truth: ``sum_c pi_c
+theta[a, c, c]`` with the simulation's prevalence and confusions).
+
+crowd-kit is not a dependency of bayeval: install it apart, e.g. ``pip install --no-deps
+--target /tmp/ck crowd-kit attrs tqdm nltk regex click joblib scikit-learn threadpoolctl``, and
+run from the repository root with ``PYTHONPATH=/tmp/ck``::
+
+    PYTHONPATH=/tmp/ck .venv/bin/python -m benchmarks.annotators --crowds 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+
+def simulate(rng, n_items, n_annotators, per_item, prevalence=0.3):
+    """A crowd's answers and the truth (see the module notes)."""
+    truth = (rng.random(n_items) < prevalence).astype(int)
+    sensitivity = rng.uniform(0.6, 0.95, n_annotators)
+    specificity = rng.uniform(0.6, 0.95, n_annotators)
+    item = np.repeat(np.arange(n_items), per_item)
+    who = np.concatenate([rng.choice(n_annotators, per_item, replace=False)
+                          for _ in range(n_items)])  # fmt: skip
+    p_one = np.where(truth[item] == 1, sensitivity[who], 1 - specificity[who])
+    answer = (rng.random(item.size) < p_one).astype(int)
+    accuracy = prevalence * sensitivity + (1 - prevalence) * specificity
+    return truth, item, who, answer, accuracy
+
+
+def one_crowd(seed, n_items, n_annotators, per_item):
+    """Every figure of one simulated crowd (a dict)."""
+    import pandas as pd
+    from crowdkit.aggregation import DawidSkene as CrowdKitDS
+    from crowdkit.aggregation import MajorityVote
+
+    from bayeval._core import dawid_skene as kernel
+    from bayeval.models import DawidSkene
+
+    rng = np.random.default_rng(seed)
+    truth, item, who, answer, accuracy = simulate(rng, n_items, n_annotators, per_item)
+    frame = pd.DataFrame({"task": item, "worker": [f"a{w}" for w in who], "label": answer})
+    crowd_kit = CrowdKitDS(n_iter=100)
+    ck_labels = crowd_kit.fit_predict(frame).sort_index().to_numpy()
+    majority = MajorityVote().fit_predict(frame).sort_index().to_numpy()
+    fit = DawidSkene().fit(item, [f"a{w}" for w in who], answer, rng=seed)
+    ours = fit.labels().sort_index().to_numpy(dtype=int)
+    responses = kernel.answer_counts(item, who, answer, (n_items, n_annotators, 2))
+    em = kernel.em(responses, np.full(n_items, -1), confusion_prior=np.ones((2, 2)),
+                   class_prior=np.ones(2), tol=0.0,
+                   max_iter=len(crowd_kit.loss_history_))  # fmt: skip
+    ck_posterior = crowd_kit.probas_.sort_index()[1].to_numpy()
+    names = [f"a{a}" for a in range(n_annotators)]
+    covered = {}
+    for prob in (0.9, 0.95):
+        summary = fit.annotator_summary(prob).loc[names]
+        inside = (summary["accuracy_lower"] <= accuracy) & (accuracy <= summary["accuracy_upper"])
+        covered[prob] = inside.to_numpy()
+    return {
+        "agree": float((ours == ck_labels).mean()),
+        "right_bayeval": float((ours == truth).mean()),
+        "right_crowdkit": float((ck_labels == truth).mean()),
+        "right_majority": float((majority == truth).mean()),
+        "em_vs_crowdkit": float(np.abs(em.posterior[:, 1] - ck_posterior).max()),
+        "covered90": covered[0.9].tolist(),
+        "covered95": covered[0.95].tolist(),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--crowds", type=int, default=20)
+    parser.add_argument("--items", nargs="*", type=int, default=[200, 1000, 5000])
+    parser.add_argument("--annotators", type=int, default=10)
+    parser.add_argument("--per-item", nargs="*", type=int, default=[3, 5])
+    args = parser.parse_args()
+    from benchmarks._common import machine_info, markdown_table
+
+    start = time.perf_counter()
+    rows = []
+    for n_items in args.items:
+        for per_item in args.per_item:
+            runs = [one_crowd(seed, n_items, args.annotators, per_item)
+                    for seed in range(args.crowds)]  # fmt: skip
+            cov90 = np.concatenate([r["covered90"] for r in runs])
+            cov95 = np.concatenate([r["covered95"] for r in runs])
+            rows.append([
+                n_items, per_item,
+                f"{np.mean([r['agree'] for r in runs]):.4f}",
+                f"{np.min([r['agree'] for r in runs]):.4f}",
+                f"{np.mean([r['right_bayeval'] for r in runs]):.4f}",
+                f"{np.mean([r['right_crowdkit'] for r in runs]):.4f}",
+                f"{np.mean([r['right_majority'] for r in runs]):.4f}",
+                f"{np.max([r['em_vs_crowdkit'] for r in runs]):.1e}",
+                f"{cov90.mean():.3f} ({cov90.size})", f"{cov95.mean():.3f}",
+            ])  # fmt: skip
+            print(f"{n_items} items x {per_item}: {time.perf_counter() - start:.0f} s", flush=True)
+    header = ["items", "answers/item", "agree (mean)", "agree (min)", "right: bayeval",
+              "right: crowd-kit DS", "right: majority", "EM vs crowd-kit", "cover 90%",
+              "cover 95%"]  # fmt: skip
+    print(markdown_table(header, rows))
+    print(json.dumps(machine_info(), indent=1))
+
+
+if __name__ == "__main__":
+    main()
