@@ -106,10 +106,15 @@ def test_gold_items_are_known_and_every_answer_counts():
     ("kwargs", "message"),
     [
         ({"annotators": ["a", 7, "b"]}, r"`annotators` must be strings .*entry 1 is 7\."),
-        ({"answers": [0, 1, 2], "classes": [0, 1]}, r"`answers` must hold classes of \[0, 1\]; got 2"),
+        (
+            {"answers": [0, 1, 2], "classes": [0, 1]},
+            r"`answers` must hold classes of \[0, 1\]; got 2",
+        ),
         ({"items": ["q1", "q2"]}, r"1-d arrays of one entry per answer"),
-        ({"gold": pd.Series([0, 1], index=["q1", "q1"])},
-         r"`gold` gives item 'q1' conflicting classes: \[0, 1\]"),
+        (
+            {"gold": pd.Series([0, 1], index=["q1", "q1"])},
+            r"`gold` gives item 'q1' conflicting classes: \[0, 1\]",
+        ),
         ({"gold": {"q1": 3}, "classes": [0, 1]}, r"`gold` must hold classes of \[0, 1\]; got 3"),
         ({"gold": [("q1", 1)]}, r"`gold` must be a mapping .*; got list"),
     ],
