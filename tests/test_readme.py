@@ -72,7 +72,7 @@ def _print_comments(code: str) -> list[str]:
 
 
 def test_ondemand_example_runs(capsys):
-    code = BLOCKS[3]
+    code = BLOCKS[4]
     exec(compile(code, str(README), "exec"), {})
     printed = capsys.readouterr().out
     for claim in ("[216, 175, 140, 118, 88, 78, 46, 50, 41, 38, 31, 27]", "[0.595, 0.674]"):
@@ -80,7 +80,7 @@ def test_ondemand_example_runs(capsys):
 
 
 def test_compare_example_runs():
-    code = BLOCKS[4]
+    code = BLOCKS[5]
     outputs = []
 
     def record(*args, **kwargs):
@@ -100,10 +100,10 @@ def test_compare_example_runs():
 def test_model_selection_example_runs():
     """The sampler continues the comparison's example (its systems and truth)."""
     namespace = {"print": lambda *args: None}
-    exec(compile(BLOCKS[4], str(README), "exec"), namespace)
+    exec(compile(BLOCKS[5], str(README), "exec"), namespace)
     outputs = []
     namespace["print"] = lambda *args: outputs.append(" ".join(str(a) for a in args))
-    code = BLOCKS[5]
+    code = BLOCKS[6]
     exec(compile(code, str(README), "exec"), namespace)
     (claim,) = _print_comments(code)
     best, used, *_ = outputs[0].split()
@@ -120,7 +120,7 @@ def test_paired_example_runs():
     outputs = []
     namespace = {"be": be}
     namespace["print"] = lambda *args: outputs.append(" ".join(str(a) for a in args))
-    code = BLOCKS[6]
+    code = BLOCKS[7]
     exec(compile(code, str(README), "exec"), namespace)
     claims = _print_comments(code)
     assert len(claims) == len(outputs) == 2
@@ -130,7 +130,7 @@ def test_paired_example_runs():
 
 def test_curve_example_runs():
     namespace = {}
-    code = BLOCKS[7]
+    code = BLOCKS[8]
     exec(compile(code, str(README), "exec"), namespace)
     # The README claims 48,292 planned labels and a guaranteed envelope around p = 0.75.
     assert "48,292" in code
@@ -159,3 +159,19 @@ def test_judge_example_runs():
         )
         < 5e-4
     )
+
+
+def test_annotators_example_runs(tmp_path, monkeypatch):
+    """Each printed number within 0.01 of its claim (seeded draws; the claims have 2-3 decimals)."""
+    monkeypatch.chdir(tmp_path)  # the example writes crowd.db
+    outputs = []
+    namespace = {"print": lambda *args: outputs.append(" ".join(str(a) for a in args))}
+    code = BLOCKS[3]
+    exec(compile(code, str(README), "exec"), namespace)
+    claims = _print_comments(code)
+    assert len(outputs) == len(claims) == 3
+    for output, claim in zip(outputs, claims, strict=True):
+        np.testing.assert_allclose(_numbers(output), _numbers(claim)[: len(_numbers(output))],
+                                   atol=0.01)  # fmt: skip
+    truth = be.measures.FScore().value(namespace["truth"], predictions=namespace["scores"] >= 0.5)
+    assert abs(truth[0] - 0.953) < 5e-4 and "0.953" in claims[1]
