@@ -457,6 +457,37 @@ class Session:
         ids = pool.ids_at(np.array(positions, dtype=np.int64))
         return model.fit(ids, list(names), list(labels), pool=pool, rng=rng)
 
+    @validate(n=Integer(minimum=1), annotator=Optional(Text()))
+    def second_opinions(self, n: int, annotator: str | None = None) -> np.ndarray:
+        """Return up to ``n`` labelled items whose label the annotators' model is least sure of.
+
+        The items whose probability of their most probable label under
+        :meth:`annotator_posterior` is lowest (an answer from an annotator the model trusts
+        little, answers that disagree), leaving out those ``annotator`` has answered already:
+        the items to ask a second (or third) annotator about. Their answers, told with
+        :meth:`tell`, are re-judgements, and every estimate with ``label_rule="dawid-skene"``
+        uses them.
+
+        Parameters
+        ----------
+        n : int
+            Items wanted (fewer when fewer are left).
+        annotator : str, optional
+            The annotator who will answer: the items they answered are left out.
+
+        Returns
+        -------
+        numpy.ndarray
+            Their ids, least sure first.
+        """
+        probability = self.annotator_posterior().label_probability()
+        sureness = probability.max(axis=1).to_numpy()
+        positions = self.sampler.pool.positions(probability.index.to_numpy())
+        answered = np.array([any(who == annotator for who, _ in self._answers.get(p, ()))
+                             for p in positions.tolist()])  # fmt: skip
+        order = [i for i in np.argsort(sureness, kind="stable") if not answered[i]]
+        return probability.index.to_numpy()[order[:n]]
+
     def estimate(self, *, label_rule: str | None = None, **options: Any):
         """Return the sampler's estimate, with labels resolved by ``label_rule``.
 

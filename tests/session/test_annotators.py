@@ -188,3 +188,28 @@ def test_dawid_skene_rule_needs_fixed_labels(tmp_path):
     with pytest.raises(ValueError, match="`label_rule` 'dawid-skene' needs a sampler of fixed"):
         sess.estimate(label_rule="dawid-skene")
     sess.close()
+
+
+def test_second_opinions_go_where_the_first_answer_is_least_trusted(tmp_path):
+    # bob (right on 80% of the items) labels 200 items, ann (95%) re-labels 60 of them: the
+    # model learns how far bob is right, and the items it is least sure of are those where
+    # bob's answer is most likely wrong
+    sess = Session.create(tmp_path / "s.db", be.Pool(SCORES), F1, "static_is", rng=3)
+    rng = np.random.default_rng(8)
+    for _ in range(4):
+        ids = sess.ask(50)
+        said = np.where(rng.random(ids.size) < 0.8, TRUTH[ids], ~TRUTH[ids])
+        sess.tell(ids, said.astype(int), annotator="bob")
+    checked = sess.sampler.labelled()[0][:60]
+    sess.tell(checked, TRUTH[checked].astype(int), annotator="ann")
+    chosen = sess.second_opinions(30, annotator="ann")
+    assert len(chosen) == 30 and not set(chosen) & set(checked.tolist())
+    answers = sess.answers()
+    bob = answers[answers["annotator"] == "bob"].set_index("id")["label"]
+    wrong = bob != TRUTH[bob.index.to_numpy()]
+    others = wrong.drop(list(chosen) + checked.tolist())
+    # measured: bob wrong on 24 of the 30 chosen, on 5 of the other 110
+    assert wrong.loc[chosen].mean() > 2 * others.mean(), (wrong.loc[chosen].mean(), others.mean())
+    with pytest.raises(ValueError, match="`n` must be an integer >= 1; got 0"):
+        sess.second_opinions(0)
+    sess.close()
