@@ -21,6 +21,9 @@ crowd-kit is not a dependency of bayeval: install it apart, e.g. ``pip install -
 run from the repository root with ``PYTHONPATH=/tmp/ck``::
 
     PYTHONPATH=/tmp/ck .venv/bin/python -m benchmarks.annotators --crowds 20
+
+``--measure-runs N`` instead measures how the annotators' noise reaches a measure's interval
+(:func:`measure_runs`; it needs no crowd-kit).
 """
 
 from __future__ import annotations
