@@ -34,17 +34,15 @@ import time
 
 import numpy as np
 
+from bayeval.simulate.crowds import crowd_answers
+
 
 def simulate(rng, n_items, n_annotators, per_item, prevalence=0.3):
     """A crowd's answers and the truth (see the module notes)."""
     truth = (rng.random(n_items) < prevalence).astype(int)
     sensitivity = rng.uniform(0.6, 0.95, n_annotators)
     specificity = rng.uniform(0.6, 0.95, n_annotators)
-    item = np.repeat(np.arange(n_items), per_item)
-    who = np.concatenate([rng.choice(n_annotators, per_item, replace=False)
-                          for _ in range(n_items)])  # fmt: skip
-    p_one = np.where(truth[item] == 1, sensitivity[who], 1 - specificity[who])
-    answer = (rng.random(item.size) < p_one).astype(int)
+    item, who, answer = crowd_answers(truth, sensitivity, specificity, per_item, rng)
     accuracy = prevalence * sensitivity + (1 - prevalence) * specificity
     return truth, item, who, answer, accuracy
 

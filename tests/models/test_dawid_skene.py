@@ -14,6 +14,7 @@ import pytest
 import bayeval as be
 from bayeval._core import dawid_skene as kernel
 from bayeval.models import CalibrationWarning, DawidSkene, ScoreCalibration
+from bayeval.simulate.crowds import crowd_answers
 from bayeval.simulate.judge_pools import judge_pool
 
 
@@ -22,11 +23,7 @@ def simulate(rng, n_items=600, n_annotators=8, per_item=3, prevalence=0.3):
     truth = (rng.random(n_items) < prevalence).astype(int)
     sensitivity = rng.uniform(0.6, 0.95, n_annotators)
     specificity = rng.uniform(0.6, 0.95, n_annotators)
-    item = np.repeat(np.arange(n_items), per_item)
-    who = np.concatenate([rng.choice(n_annotators, per_item, replace=False)
-                          for _ in range(n_items)])  # fmt: skip
-    p_one = np.where(truth[item] == 1, sensitivity[who], 1 - specificity[who])
-    answer = (rng.random(item.size) < p_one).astype(int)
+    item, who, answer = crowd_answers(truth, sensitivity, specificity, per_item, rng)
     accuracy = prevalence * sensitivity + (1 - prevalence) * specificity
     return truth, item, who, answer, accuracy
 

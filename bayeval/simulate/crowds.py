@@ -1,0 +1,49 @@
+"""Simulated annotators: answers to items of known class, from each annotator's confusion.
+
+Examples
+--------
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> truth = rng.random(5) < 0.5
+>>> item, who, answer = crowd_answers(truth, [0.9, 0.8, 0.7], [0.9, 0.8, 0.7], 2, rng)
+>>> item.tolist(), sorted(set(who.tolist())) <= [0, 1, 2], answer.size
+([0, 0, 1, 1, 2, 2, 3, 3, 4, 4], True, 10)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["crowd_answers"]
+
+
+def crowd_answers(
+    truth: Any, sensitivity: Any, specificity: Any, per_item: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Draw ``per_item`` answers for each item, from distinct annotators chosen at random.
+
+    Parameters
+    ----------
+    truth : array_like of bool
+        Each item's true label.
+    sensitivity, specificity : array_like of float
+        Each annotator's chance of answering 1 for a positive and 0 for a negative.
+    per_item : int
+        Answers per item (at most the number of annotators).
+    rng : numpy.random.Generator
+        The source of the annotators' choice and of their answers.
+
+    Returns
+    -------
+    item, annotator, answer : numpy.ndarray
+        One entry per answer: the item's index, the annotator's index and the 0/1 answer.
+    """
+    truth = np.asarray(truth, dtype=bool)
+    sensitivity, specificity = np.asarray(sensitivity), np.asarray(specificity)
+    item = np.repeat(np.arange(truth.size), per_item)
+    who = np.concatenate([rng.choice(sensitivity.size, per_item, replace=False)
+                          for _ in range(truth.size)])  # fmt: skip
+    p_one = np.where(truth[item], sensitivity[who], 1 - specificity[who])
+    return item, who, (rng.random(item.size) < p_one).astype(int)
