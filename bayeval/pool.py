@@ -518,7 +518,11 @@ class Pool:
 
     def __repr__(self) -> str:
         ids = "default" if self._ids is None else "explicit"
-        return f"Pool(size={self.size}, n_systems={self.n_systems}, ids={ids!r})"
+        judge = ""
+        if self._judge is not None:
+            kind = "labels" if self._judge.dtype == np.int8 else "probabilities"
+            judge = f", judge={kind!r}"
+        return f"Pool(size={self.size}, n_systems={self.n_systems}, ids={ids!r}{judge})"
 
 
 def _frame_values(df: pd.DataFrame, columns: list, multi: bool) -> np.ndarray:

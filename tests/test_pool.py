@@ -267,6 +267,7 @@ def test_a_judge_is_kept_as_labels_or_probabilities():
     probabilities = Pool([0.1, 0.6, 0.9], judge=[0.2, 1.0, 0.7]).judge
     assert probabilities.dtype == np.float64 and probabilities.tolist() == [0.2, 1.0, 0.7]
     assert Pool([0.1, 0.6]).judge is None
+    assert repr(Pool([0.1, 0.6], judge=[0.3, 0.9])).endswith("judge='probabilities')")
 
 
 def test_from_frame_round_trip_with_a_judge():
