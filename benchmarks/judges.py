@@ -101,9 +101,10 @@ def ppi_intervals(measure, pool, truth, labelled):
     }
 
 
-def active_intervals(pool, truth, budgets, seed, bound):
+def active_intervals(pool, truth, budgets, seed, bound, judge_strata=1):
     """Run AIS (built for F1, the judge in its model) and score every measure at each budget."""
-    sampler = be.sampling.AIS(pool, MEASURES["f1"], rng=seed)
+    proposal = ScoreCalibration(floor="open", judge_strata=judge_strata)  # AIS's default floor
+    sampler = be.sampling.AIS(pool, MEASURES["f1"], calibration=proposal, rng=seed)
     out = {}
     for n in budgets:
         while sampler.labels_used < n:
@@ -116,13 +117,13 @@ def active_intervals(pool, truth, budgets, seed, bound):
     return out
 
 
-def run_pool(pool_name, pool, truth, budgets, repeats, active):
+def run_pool(pool_name, pool, truth, budgets, repeats, active, judge_strata=1):
     """Rows ``(pool, measure, method, budget, seed, lower, upper, truth)`` of every interval."""
     bare = be.Pool(pool.scores, pool.predictions)
     truths = {
         name: float(m.value(truth, predictions=pool.predictions)[0]) for name, m in MEASURES.items()
     }
-    spec = ScoreCalibration()
+    spec = ScoreCalibration(judge_strata=judge_strata)
     bound = {name: spec.bind(pool, m) for name, m in MEASURES.items()}
     bound_bare = {name: spec.bind(bare, m) for name, m in MEASURES.items()}
     rows = []
@@ -142,7 +143,8 @@ def run_pool(pool_name, pool, truth, budgets, repeats, active):
                     for method, ci in ppi_intervals(name, pool, truth, labelled).items():
                         found[n, name, method] = ci
         if active:
-            for (n, name), ci in active_intervals(pool, truth, budgets, seed, bound).items():
+            found_active = active_intervals(pool, truth, budgets, seed, bound, judge_strata)
+            for (n, name), ci in found_active.items():
                 found[n, name, "bayeval AIS"] = ci
         for (n, name, method), (lo, hi) in found.items():
             rows.append([pool_name, name, method, n, seed, lo, hi, truths[name]])
@@ -206,6 +208,10 @@ def main():
     parser.add_argument("--repeats", type=int, default=200)
     parser.add_argument("--size", type=int, default=20_000)
     parser.add_argument("--active", action="store_true", help="also run AIS with the judge")
+    parser.add_argument(
+        "--judge-strata", type=int, default=1,
+        help="ScoreCalibration(judge_strata=...): a judge shift per score stratum",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=None, help="write every interval (JSON)")
     parser.add_argument(
         "--model-selector", type=Path, default=None,
@@ -218,7 +224,8 @@ def main():
     rows = []
     for name in args.pools:
         pool, truth = judge_pool(name, size=args.size, rng=0)
-        rows += run_pool(name, pool, truth, args.budgets, args.repeats, args.active)
+        rows += run_pool(name, pool, truth, args.budgets, args.repeats, args.active,
+                         args.judge_strata)  # fmt: skip
         print(f"{name}: done at {time.perf_counter() - start:.0f} s", flush=True)
     if args.model_selector is not None:
         pool, truth = model_selector_pool(args.model_selector, "qnli")

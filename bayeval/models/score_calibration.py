@@ -51,6 +51,7 @@ class CalibrationWarning(UserWarning):
     ceiling=Flag(),
     bins=Integer(minimum=2),
     judge_bins=Integer(minimum=2),
+    judge_strata=Integer(minimum=1),
     chains=Integer(minimum=1),
     draws=Integer(minimum=1),
     engine=OneOf(("fast", "pymc")),
@@ -125,6 +126,15 @@ class ScoreCalibration:
         Equal-width bins of the logit-score between the pool's lowest and highest; items are
         aggregated by bin, prediction pattern and loss pattern (see the model card for why
         this changes nothing).
+    judge_bins : int, default 5
+        With a pool whose judge gives probabilities (``be.Pool(..., judge=...)``): the
+        equal-width bins of [0, 1] that make the judge's levels (a 0/1 judge has two). Each
+        level is a group of the curve: its own intercept ``a + delta_g``.
+    judge_strata : int, default 1
+        With a judge: equal-width strata of the logit-score, each with its own shift per
+        judge level (groups = pattern x judge level x stratum), so the judge may be trusted
+        more at some scores than at others (a judge right where the system is sure and not
+        elsewhere). 1: one shift per level at every score.
     draws, chains : int, default 1000 and 4
         Posterior draws in all (split into ``chains``). With ``engine="pymc"`` a
         :class:`CalibrationWarning` names any variable whose ``r_hat`` exceeds 1.01 or whose
@@ -162,6 +172,7 @@ class ScoreCalibration:
     ceiling: bool = True
     bins: int = 1024
     judge_bins: int = 5
+    judge_strata: int = 1
     draws: int = 1000
     chains: int = 4
     engine: Literal["fast", "pymc"] = "fast"
@@ -247,7 +258,8 @@ class BoundCalibration:
         self.n_judge_levels = (
             1 if judge is None else 2 if judge.dtype == np.int8 else spec.judge_bins
         )
-        self.n_groups = (2**S if S > 1 else 1) * self.n_judge_levels
+        self.n_judge_strata = 1 if judge is None else spec.judge_strata
+        self.n_groups = (2**S if S > 1 else 1) * self.n_judge_levels * self.n_judge_strata
         self.n_patterns = target.table.shape[0]
         self._probability_scores = [
             bool(pool._lo[s] >= 0.0 and pool._hi[s] <= 1.0) for s in range(S)
@@ -255,6 +267,7 @@ class BoundCalibration:
         self._standardise = self._standardisation()
         lo, hi = self._covariate_range()
         self._edges = (lo, (hi - lo) / spec.bins if hi > lo else 1.0)
+        self._judge_edges = (lo, (hi - lo) / self.n_judge_strata if hi > lo else 1.0)
         n_rows = spec.bins * self.n_groups * self.n_patterns
         if n_rows > 1 << 26:
             raise ValueError(
@@ -347,19 +360,26 @@ class BoundCalibration:
         t = self.covariate(positions)
         lo, width = self._edges
         b = np.clip(((t - lo) / width).astype(np.int64), 0, self.spec.bins - 1)
-        group = self._groups_of(positions, t.size)
+        group = self._groups_of(positions, t)
         pattern = self.target.patterns[positions].astype(np.int64)
         return (b * self.n_groups + group) * self.n_patterns + pattern, t
 
-    def _groups_of(self, positions: Any, n: int) -> np.ndarray | int:
-        """Group of the items at ``positions``: prediction pattern x the judge's level."""
+    def _groups_of(self, positions: Any, t: np.ndarray) -> np.ndarray | int:
+        """Group of the items at ``positions`` (logit-scores ``t``).
+
+        Prediction pattern x the judge's level x the judge's score stratum.
+        """
         pool = self.target.pool
         group = 0
         if pool.n_systems > 1:
-            pred = pool.predictions[positions].reshape(n, -1).astype(np.int64)
+            pred = pool.predictions[positions].reshape(t.size, -1).astype(np.int64)
             group = pred @ (2 ** np.arange(pool.n_systems))
         if self.n_judge_levels > 1:
             group = group * self.n_judge_levels + self.judge_level(positions).astype(np.int64)
+        if self.n_judge_strata > 1:
+            lo, width = self._judge_edges
+            stratum = np.clip(((t - lo) / width).astype(np.int64), 0, self.n_judge_strata - 1)
+            group = group * self.n_judge_strata + stratum
         return group
 
     def judge_level(self, positions: Any) -> np.ndarray:
@@ -399,9 +419,10 @@ class BoundCalibration:
         group = np.zeros(n_cells, dtype=np.int64)
         for start in range(0, pool.size, _CHUNK):
             part = np.arange(start, min(start + _CHUNK, pool.size))
-            t_sum += np.bincount(cell_of[part], weights=self.covariate(part), minlength=n_cells)
+            t = self.covariate(part)
+            t_sum += np.bincount(cell_of[part], weights=t, minlength=n_cells)
             if self.n_groups > 1:
-                group[cell_of[part]] = self._groups_of(part, part.size)
+                group[cell_of[part]] = self._groups_of(part, t)
         sizes = np.bincount(cell_of, minlength=n_cells)
         return t_sum / np.maximum(sizes, 1), group
 

@@ -47,6 +47,23 @@ def test_the_judges_level_is_a_group_of_the_model():
     assert spec.bind(two_systems, MEASURES["recall"]).n_groups == 4 * 2
 
 
+def test_judge_strata_give_the_judge_a_shift_per_score_stratum():
+    pool, truth = judge_pool("easy-hard", size=5_000)
+    bound = ScoreCalibration(judge_strata=4).bind(pool, MEASURES["recall"])
+    assert bound.n_groups == 2 * 4
+    labelled = np.arange(0, 5_000, 5)
+    dt = bound.posterior(labelled, truth[labelled], rng=0)
+    shift = dt["posterior"]["intercept"].values.reshape(-1, 2, 4)  # (draw, judge, stratum)
+    gap = np.median(shift[:, 1] - shift[:, 0], axis=0)  # the judge's shift in each stratum
+    # the judge is right on 97% of the items the system is sure of and on 60% of the others
+    # (logit-scores within 3 of 0, in strata 1 and 2 of the four): its shift is far larger among
+    # the highest scores than just below the middle (measured: 4.27 and 1.25; among the lowest,
+    # where positives are too rare to tell, 0.88)
+    assert gap[3] > gap[1] + 1, gap
+    assert ScoreCalibration(judge_strata=4).bind(be.Pool(pool.scores), MEASURES["recall"]
+                                                 ).n_groups == 1  # no judge, no strata  # fmt: skip
+
+
 def test_an_accurate_judge_narrows_the_interval_of_the_same_labels():
     pool, truth = judge_pool("accurate")
     bare = be.Pool(pool.scores)
