@@ -120,6 +120,14 @@ def check_int(value: Any, name: str, *, minimum: int) -> int:
     return int(value)
 
 
+def check_draws(draws: Any, chains: int) -> int:
+    """Return ``draws`` as an int: at least ``chains`` and a multiple of it (draws per chain)."""
+    check_int(draws, "draws", minimum=chains)
+    if draws % chains:
+        raise ValueError(f"`draws` must be a multiple of `chains` ({chains}); got {draws}.")
+    return int(draws)
+
+
 def check_real(value: Any, name: str) -> float:
     """Return ``value`` as a finite float; booleans and strings are refused."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, Real):

@@ -98,6 +98,7 @@ def measure_runs(runs: int, imputations: int, burn: int):
 
     import bayeval as be
     from bayeval.models import CalibrationWarning, DawidSkene, ScoreCalibration
+    from bayeval.simulate.crowds import noisy_labels
     from bayeval.simulate.judge_pools import judge_pool
 
     pool, truth = judge_pool("uninformative", size=5_000)
@@ -106,21 +107,16 @@ def measure_runs(runs: int, imputations: int, burn: int):
     bound = ScoreCalibration(draws=400).bind(pool, measure)
     found = {"joint": [], "majority": [], "true labels": []}
     for seed in range(runs):
-        rng = np.random.default_rng(seed)
-        labelled = rng.choice(pool.size, 1_000, replace=False)
-        accuracy = rng.uniform(0.65, 0.85, 6)
-        item = np.repeat(labelled, 3)
-        who = np.concatenate([rng.choice(6, 3, replace=False) for _ in labelled])
-        answer = np.where(rng.random(item.size) < accuracy[who], truth[item], ~truth[item])
-        fit = DawidSkene(draws=400).fit(item, [f"a{w}" for w in who], answer.astype(int),
-                                        pool=pool, rng=seed)  # fmt: skip
+        labelled, item, answer, majority, names = noisy_labels(
+            truth, 1_000, np.random.default_rng(seed)
+        )
+        fit = DawidSkene(draws=400).fit(item, names, answer, pool=pool, rng=seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", CalibrationWarning)
             draws = {
                 "joint": fit.measure_posterior(bound, imputations=imputations, burn=burn,
                                                rng=seed).measure_draws(),
-                "majority": bound.fit(labelled, answer.reshape(-1, 3).sum(axis=1) >= 2,
-                                      rng=seed).measure,
+                "majority": bound.fit(labelled, majority, rng=seed).measure,
                 "true labels": bound.fit(labelled, truth[labelled], rng=seed).measure,
             }  # fmt: skip
         for key, values in draws.items():

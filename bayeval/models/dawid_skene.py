@@ -18,7 +18,7 @@ import numpy as np
 from bayeval._constraints import Integer, OneOf, Positive, validate_fields
 from bayeval._core import dawid_skene as kernel
 from bayeval._core.confusion_gibbs import confusion_counts, gibbs_responses
-from bayeval._validation import check_int, check_rng
+from bayeval._validation import check_draws, check_int, check_rng
 
 __all__ = ["AnnotatorPosterior", "DawidSkene", "ImputedMeasure"]
 
@@ -83,11 +83,7 @@ class DawidSkene:
 
     def __post_init__(self):
         """Check ``draws`` against ``chains`` (the fields are checked)."""
-        check_int(self.draws, "draws", minimum=self.chains)
-        if self.draws % self.chains:
-            raise ValueError(
-                f"`draws` must be a multiple of `chains` ({self.chains}); got {self.draws}."
-            )
+        check_draws(self.draws, self.chains)
 
     def confusion_prior(self, n_classes: int) -> np.ndarray:
         """Return the Dirichlet concentrations of each row ``theta[a, c]``: ``(C, C)``."""

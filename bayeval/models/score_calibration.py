@@ -18,7 +18,7 @@ import numpy as np
 
 from bayeval._constraints import Flag, Integer, OneOf, Positive, validate_fields
 from bayeval._core import calibration as kernel
-from bayeval._validation import check_binary, check_choice, check_int, check_rng
+from bayeval._validation import check_binary, check_choice, check_draws, check_rng
 from bayeval.models.calibration_posterior import CalibrationPosterior
 
 __all__ = ["BoundCalibration", "CalibrationPosterior", "CalibrationWarning", "ScoreCalibration"]
@@ -188,11 +188,7 @@ class ScoreCalibration:
                 f"`floor` must be one of {list(FLOORS)} or a tuple of two or more distinct ones; "
                 f"got {self.floor!r}."
             )
-        check_int(self.draws, "draws", minimum=self.chains)
-        if self.draws % self.chains:
-            raise ValueError(
-                f"`draws` must be a multiple of `chains` ({self.chains}); got {self.draws}."
-            )
+        check_draws(self.draws, self.chains)
 
     @property
     def floors(self) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ import numpy as np
 
 from bayeval._constraints import Integer, OneOf, Optional, Positive, validate_fields
 from bayeval._core.confusion_gibbs import gibbs_confusion, one_hot_patterns
-from bayeval._validation import check_int, check_rng
+from bayeval._validation import check_draws, check_rng
 from bayeval.models._systems import (
     check_labelled,
     check_measure,
@@ -135,11 +135,7 @@ class SystemConfusion:
 
     def __post_init__(self):
         """Check ``draws`` against ``chains`` (the fields are checked)."""
-        check_int(self.draws, "draws", minimum=self.chains)
-        if self.draws % self.chains:
-            raise ValueError(
-                f"`draws` must be a multiple of `chains` ({self.chains}); got {self.draws}."
-            )
+        check_draws(self.draws, self.chains)
 
     @property
     def confusion_prior(self) -> np.ndarray:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["crowd_answers"]
+__all__ = ["crowd_answers", "noisy_labels"]
 
 
 def crowd_answers(
@@ -47,3 +47,34 @@ def crowd_answers(
                           for _ in range(truth.size)])  # fmt: skip
     p_one = np.where(truth[item], sensitivity[who], 1 - specificity[who])
     return item, who, (rng.random(item.size) < p_one).astype(int)
+
+
+def noisy_labels(
+    truth: Any, n_labelled: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list]:
+    """Label ``n_labelled`` items drawn uniformly, each by 3 of 6 annotators right on 65–85%.
+
+    The setting where the annotators' noise dominates a measure's interval (the majority of
+    three is wrong on about one item in eight): each annotator is right with one chance for
+    either class, drawn uniformly from [0.65, 0.85].
+
+    Returns
+    -------
+    labelled : numpy.ndarray
+        The items' positions, in the order drawn.
+    item, answer : numpy.ndarray
+        One entry per answer: the item's position and the 0/1 answer (three per item, in
+        the order of ``labelled``).
+    majority : numpy.ndarray of bool
+        Each labelled item's majority answer.
+    annotators : list of str
+        Who gave each answer (``"a0"`` .. ``"a5"``).
+    """
+    truth = np.asarray(truth, dtype=bool)
+    labelled = rng.choice(truth.size, n_labelled, replace=False)
+    accuracy = rng.uniform(0.65, 0.85, 6)
+    item = np.repeat(labelled, 3)
+    who = np.concatenate([rng.choice(6, 3, replace=False) for _ in labelled])
+    answer = np.where(rng.random(item.size) < accuracy[who], truth[item], ~truth[item])
+    majority = answer.reshape(-1, 3).sum(axis=1) >= 2
+    return labelled, item, answer.astype(int), majority, [f"a{w}" for w in who]

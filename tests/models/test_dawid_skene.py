@@ -14,7 +14,7 @@ import pytest
 import bayeval as be
 from bayeval._core import dawid_skene as kernel
 from bayeval.models import CalibrationWarning, DawidSkene, ScoreCalibration
-from bayeval.simulate.crowds import crowd_answers
+from bayeval.simulate.crowds import crowd_answers, noisy_labels
 from bayeval.simulate.judge_pools import judge_pool
 
 
@@ -144,18 +144,13 @@ def test_annotator_noise_widens_the_measure_interval():
     bound = ScoreCalibration(draws=400).bind(pool, measure)
     covered = {"dawid-skene": 0, "majority": 0}
     for seed in range(20):
-        rng = np.random.default_rng(seed)
-        labelled = rng.choice(pool.size, 1_000, replace=False)
-        accuracy = rng.uniform(0.65, 0.85, 6)
-        item = np.repeat(labelled, 3)
-        who = np.concatenate([rng.choice(6, 3, replace=False) for _ in labelled])
-        answer = np.where(rng.random(item.size) < accuracy[who], truth[item], ~truth[item])
-        fit = DawidSkene(draws=400).fit(item, [f"a{w}" for w in who], answer.astype(int),
-                                        pool=pool, rng=seed)  # fmt: skip
+        labelled, item, answer, majority, names = noisy_labels(
+            truth, 1_000, np.random.default_rng(seed)
+        )
+        fit = DawidSkene(draws=400).fit(item, names, answer, pool=pool, rng=seed)
         with warnings.catch_warnings():  # a fit with concentrated weights is scored all the same
             warnings.simplefilter("ignore", CalibrationWarning)
             draws = fit.measure_posterior(bound, rng=seed).measure_draws()
-            majority = answer.reshape(-1, 3).sum(axis=1) >= 2
             alone = bound.fit(labelled, majority, rng=seed).measure
         for key, values in (("dawid-skene", draws), ("majority", alone)):
             lo, hi = np.quantile(values, [0.025, 0.975])
