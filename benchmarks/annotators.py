@@ -34,17 +34,7 @@ import time
 
 import numpy as np
 
-from bayeval.simulate.crowds import crowd_answers
-
-
-def simulate(rng, n_items, n_annotators, per_item, prevalence=0.3):
-    """A crowd's answers and the truth (see the module notes)."""
-    truth = (rng.random(n_items) < prevalence).astype(int)
-    sensitivity = rng.uniform(0.6, 0.95, n_annotators)
-    specificity = rng.uniform(0.6, 0.95, n_annotators)
-    item, who, answer = crowd_answers(truth, sensitivity, specificity, per_item, rng)
-    accuracy = prevalence * sensitivity + (1 - prevalence) * specificity
-    return truth, item, who, answer, accuracy
+from bayeval.simulate.crowds import simulated_crowd
 
 
 def one_crowd(seed, n_items, n_annotators, per_item):
@@ -57,7 +47,7 @@ def one_crowd(seed, n_items, n_annotators, per_item):
     from bayeval.models import DawidSkene
 
     rng = np.random.default_rng(seed)
-    truth, item, who, answer, accuracy = simulate(rng, n_items, n_annotators, per_item)
+    truth, item, who, answer, accuracy = simulated_crowd(rng, n_items, n_annotators, per_item)
     frame = pd.DataFrame({"task": item, "worker": [f"a{w}" for w in who], "label": answer})
     crowd_kit = CrowdKitDS(n_iter=100)
     ck_labels = crowd_kit.fit_predict(frame).sort_index().to_numpy()

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["crowd_answers", "noisy_labels"]
+__all__ = ["crowd_answers", "noisy_labels", "simulated_crowd"]
 
 
 def crowd_answers(
@@ -47,6 +47,31 @@ def crowd_answers(
                           for _ in range(truth.size)])  # fmt: skip
     p_one = np.where(truth[item], sensitivity[who], 1 - specificity[who])
     return item, who, (rng.random(item.size) < p_one).astype(int)
+
+
+def simulated_crowd(
+    rng: np.random.Generator, n_items: int, n_annotators: int, per_item: int, prevalence=0.3
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Draw a crowd: items, annotators of known sensitivity and specificity, their answers.
+
+    Each item is positive with probability ``prevalence``; each annotator's sensitivity and
+    specificity are uniform on [0.6, 0.95]; each item is answered by ``per_item`` of them.
+
+    Returns
+    -------
+    truth : numpy.ndarray of int
+    item, annotator, answer : numpy.ndarray
+        One entry per answer (:func:`crowd_answers`).
+    accuracy : numpy.ndarray
+        Each annotator's chance of a right answer, ``prevalence * sensitivity +
+        (1 - prevalence) * specificity``.
+    """
+    truth = (rng.random(n_items) < prevalence).astype(int)
+    sensitivity = rng.uniform(0.6, 0.95, n_annotators)
+    specificity = rng.uniform(0.6, 0.95, n_annotators)
+    item, who, answer = crowd_answers(truth, sensitivity, specificity, per_item, rng)
+    accuracy = prevalence * sensitivity + (1 - prevalence) * specificity
+    return truth, item, who, answer, accuracy
 
 
 def noisy_labels(

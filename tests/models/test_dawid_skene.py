@@ -14,18 +14,13 @@ import pytest
 import bayeval as be
 from bayeval._core import dawid_skene as kernel
 from bayeval.models import CalibrationWarning, DawidSkene, ScoreCalibration
-from bayeval.simulate.crowds import crowd_answers, noisy_labels
+from bayeval.simulate.crowds import noisy_labels, simulated_crowd
 from bayeval.simulate.judge_pools import judge_pool
 
 
-def simulate(rng, n_items=600, n_annotators=8, per_item=3, prevalence=0.3):
+def simulate(rng, n_items=600, n_annotators=8, per_item=3):
     """Binary items, each answered by ``per_item`` annotators of known sensitivity/specificity."""
-    truth = (rng.random(n_items) < prevalence).astype(int)
-    sensitivity = rng.uniform(0.6, 0.95, n_annotators)
-    specificity = rng.uniform(0.6, 0.95, n_annotators)
-    item, who, answer = crowd_answers(truth, sensitivity, specificity, per_item, rng)
-    accuracy = prevalence * sensitivity + (1 - prevalence) * specificity
-    return truth, item, who, answer, accuracy
+    return simulated_crowd(rng, n_items, n_annotators, per_item)
 
 
 def reference_em(item, who, answer, n_items, n_annotators, iterations):
