@@ -1,4 +1,6 @@
-"""Build ``shuttle_pool.npz`` and ``lending_club_pool.npz``: two real scored, labelled pools.
+"""Build ``shuttle_pool.npz``, ``lending_club_pool.npz`` and ``image_segments_pool.npz``.
+
+Three real scored, labelled pools: two binary, one of seven classes.
 
 This script is NOT imported by :mod:`bayeval`; it documents and reproduces how the bundled
 data files ``bayeval/datasets/shuttle_pool.npz`` and ``bayeval/datasets/lending_club_pool.npz``
@@ -47,6 +49,15 @@ true label.
     ``StandardScaler`` and the 5 categorical columns (``term``, ``sub_grade``, ``addr_state``,
     ``verification_status``, ``emp_length``) one-hot encoded
     (``OneHotEncoder(handle_unknown="ignore")``), combined with ``make_column_transformer``.
+
+``image_segments_pool.npz`` (multiclass; built by :func:`build_image_segments`)
+    ``river.datasets.ImageSegments()`` (river 0.26.1, file ``river/datasets/segment.csv.zip``):
+    the UCI Image Segmentation data, 2,310 regions of outdoor images, 18 numeric features,
+    seven classes of 330 each (brickface, cement, foliage, grass, path, sky, window; sorted by
+    name, coded 0..6). Model: ``GaussianNB()`` on the raw features, chosen because its
+    probabilities are famously overconfident (mean top probability 0.97 for an accuracy of
+    0.80): the pool stores each class's probability (``probability``, ``float32``, one row per
+    item) and the true class (``label``, ``int8``).
 
 File layout (``np.savez_compressed`` format, fixed zip timestamps, no pickled objects)
 -------------------------------------------------------------------------------------
@@ -155,6 +166,44 @@ def _build_pool(name, x, y, model, out_file):
     log.info(f"  wrote {out_file} ({os.path.getsize(out_file)} bytes), sha256 {_sha256(out_file)}")
 
 
+IMAGE_SEGMENTS_FILE = HERE.parent / "bayeval" / "datasets" / "image_segments_pool.npz"
+
+
+def build_image_segments(out_file=IMAGE_SEGMENTS_FILE):
+    """Build the multiclass pool: half of ImageSegments, scored by a Gaussian naive Bayes."""
+    import numpy as np
+    import pandas as pd
+    from river.datasets import ImageSegments
+    from sklearn.model_selection import train_test_split
+    from sklearn.naive_bayes import GaussianNB
+
+    dataset = ImageSegments()
+    rows = list(dataset)
+    log.info(f"source: {dataset.path} sha256 {_sha256(dataset.path)}")
+    x = pd.DataFrame([features for features, _ in rows])
+    names = sorted({label for _, label in rows})
+    y = np.array([names.index(label) for _, label in rows])
+    if len(rows) != 2310 or len(names) != 7 or x.isna().any().any():
+        raise AssertionError("unexpected ImageSegments content")
+    x_train, x_pool, y_train, y_pool = train_test_split(
+        x.to_numpy(dtype=np.float64), y, test_size=0.5, stratify=y, random_state=RANDOM_STATE
+    )
+    model = GaussianNB().fit(x_train, y_train)
+    probability = model.predict_proba(x_pool).astype(np.float32)
+    label = y_pool.astype(np.int8)
+    from build_febrl_pairs import savez_compressed_reproducible
+
+    savez_compressed_reproducible(out_file, probability=probability, label=label)
+    predicted = probability.argmax(axis=1)
+    log.info(f"ImageSegments: classes {names}; model {model}")
+    log.info(
+        f"  pool (scored half): {len(label)} rows, accuracy {np.mean(predicted == label):.4f},"
+        f" mean top probability {probability.max(axis=1).mean():.4f}"
+    )
+    log.info(f"  predicted per class {np.bincount(predicted, minlength=7).tolist()}")
+    log.info(f"  wrote {out_file} ({os.path.getsize(out_file)} bytes), sha256 {_sha256(out_file)}")
+
+
 def main():
     """Build both files and log their summaries."""
     logging.basicConfig(level=logging.INFO, format="%(message)s")
@@ -183,6 +232,8 @@ def main():
         LogisticRegression(C=1.0, max_iter=5000),
     )
     _build_pool("lending_club", x, y, model, LENDING_CLUB_FILE)
+
+    build_image_segments()
 
     log.info(
         f"versions: river {importlib.metadata.version('river')},"

@@ -9,6 +9,9 @@ load_shuttle_pool, load_lending_club_pool
     Real scored pools ``(scores, labels)``: half of the UCI Statlog (Shuttle) anomaly data
     (24,549 records, 1,756 positives) and half of modeldata's Lending Club loans (4,929 loans,
     259 bad), each scored by a logistic regression trained on the other half.
+load_image_segments_pool, IMAGE_SEGMENT_CLASSES
+    A real multiclass pool ``(probabilities, labels)``: half of UCI Image Segmentation (1,155
+    regions, seven classes), scored by an overconfident Gaussian naive Bayes.
 read_scored_items, febrl_items, ScoredItems
     Scored items from a CSV or Parquet file (or the bundled FEBRL pool): the pool, what an
     annotator sees of each item, and the labels if the file has them.
@@ -18,15 +21,22 @@ scale_up, ScaledList, window_average
 """
 
 from bayeval.datasets._febrl import load_febrl_pairs
-from bayeval.datasets._real_pools import load_lending_club_pool, load_shuttle_pool
+from bayeval.datasets._real_pools import (
+    IMAGE_SEGMENT_CLASSES,
+    load_image_segments_pool,
+    load_lending_club_pool,
+    load_shuttle_pool,
+)
 from bayeval.datasets.files import ScoredItems, febrl_items, read_scored_items
 from bayeval.datasets.scale_up import ScaledList, scale_up, window_average
 
 __all__ = [
+    "IMAGE_SEGMENT_CLASSES",
     "ScaledList",
     "ScoredItems",
     "febrl_items",
     "load_febrl_pairs",
+    "load_image_segments_pool",
     "load_lending_club_pool",
     "load_shuttle_pool",
     "read_scored_items",

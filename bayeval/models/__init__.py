@@ -12,6 +12,7 @@ these functions is called, so importing this package stays cheap. Model cards li
   partially pooled within each segment, for designs with many small strata (Webber 2013, §4.4).
 """
 
+from bayeval.models.class_calibration import ClassCalibration
 from bayeval.models.consensus_calibration import ConsensusCalibration
 from bayeval.models.dawid_skene import AnnotatorPosterior, DawidSkene
 from bayeval.models.dirichlet_tree import BoundTree, DirichletTree
@@ -30,6 +31,8 @@ __all__ = [
     "BoundCalibration",
     "CalibrationWarning",
     "ScoreCalibration",
+    # multiclass: the true class given the predicted class (confusion matrix, macro-F1)
+    "ClassCalibration",
     # the label given several systems' predictions (comparisons without scores)
     "ConsensusCalibration",
     "ConfusionWarning",

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["crowd_answers", "noisy_labels", "simulated_crowd"]
+__all__ = ["class_answers", "crowd_answers", "noisy_labels", "simulated_crowd"]
 
 
 def crowd_answers(
@@ -103,3 +103,25 @@ def noisy_labels(
     answer = np.where(rng.random(item.size) < accuracy[who], truth[item], ~truth[item])
     majority = answer.reshape(-1, 3).sum(axis=1) >= 2
     return labelled, item, answer.astype(int), majority, [f"a{w}" for w in who]
+
+
+def class_answers(
+    truth: Any, accuracy: Any, n_classes: int, per_item: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Draw ``per_item`` answers of distinct annotators for each item of a multiclass truth.
+
+    Annotator ``a`` answers the true class with probability ``accuracy[a]``, otherwise one of
+    the other ``n_classes - 1`` classes at random.
+
+    Returns
+    -------
+    item, annotator, answer : numpy.ndarray
+        One entry per answer: the item's index, the annotator's index and the class answered.
+    """
+    truth, accuracy = np.asarray(truth), np.asarray(accuracy)
+    item = np.repeat(np.arange(truth.size), per_item)
+    who = np.concatenate([rng.choice(accuracy.size, per_item, replace=False)
+                          for _ in range(truth.size)])  # fmt: skip
+    wrong = (truth[item] + rng.integers(1, n_classes, item.size)) % n_classes
+    answer = np.where(rng.random(item.size) < accuracy[who], truth[item], wrong)
+    return item, who, answer

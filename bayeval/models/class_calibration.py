@@ -1,0 +1,387 @@
+"""The true class of each item given the class a system predicts: multiclass measures' posterior.
+
+The multiclass counterpart of :class:`~bayeval.models.ScoreCalibration`: items are grouped in
+*cells*, the class the system predicts and (optionally) a stratum of how sure it is; each
+cell's accuracy has a Beta prior pooled over the strata of its class, and its errors an
+allocation over the other classes. Given the labels the posterior is exact (a grid for the
+pooling, conjugate draws for the rest: no Markov chain), and every draw completes the
+unlabelled items' classes: the system's confusion matrix on *this* pool, and from it accuracy,
+per-class precision, recall and F1, macro- and micro-F1 and balanced accuracy
+(:mod:`bayeval._core.multiclass`). Model card: ``models/class_calibration/spec.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from bayeval._constraints import Integer, validate_fields
+from bayeval._core.confusion_gibbs import confusion_counts
+from bayeval._core.dawid_skene import answer_counts
+from bayeval._core.multiclass import CLASS_MEASURES, SCALAR_MEASURES, confusion_measures
+from bayeval._validation import check_draws, check_int, check_positions, check_rng, plain
+from bayeval.models._systems import check_labelled, check_predictions
+
+__all__ = ["ClassCalibration"]
+
+# posterior draws completed at a time (draws x cells x classes integers in memory)
+_DRAW_BLOCK = 256
+
+
+@dataclass(frozen=True, kw_only=True)
+@validate_fields(
+    n_classes=Integer(minimum=2),
+    n_strata=Integer(minimum=1),
+    draws=Integer(minimum=1),
+    chains=Integer(minimum=1),
+)
+class ClassCalibration:
+    """The true class of an item given the class the system predicts and how sure it is.
+
+    Items are cut into cells: the predicted class ``j`` and, with ``n_strata > 1``, a stratum
+    of the system's confidence among the items predicted ``j`` (equal-count strata). The
+    items of cell ``g`` are of class ``c`` with probability ``theta[g, c]``: the cell's
+    accuracy ``theta[g, j]`` and its errors, spread over the other classes by the allocation
+    ``e_j`` of its predicted class::
+
+        theta[g, j] ~ Beta(kappa_j mu_j, kappa_j (1 - mu_j))
+        e_j ~ Dirichlet(s_j),  theta[g, c] = (1 - theta[g, j]) e_j[c]  for c != j
+
+    ``mu_j`` is the typical accuracy of the strata of class ``j`` (uniform on [0, 1]),
+    ``kappa_j`` how alike they are (log-uniform on [0.2, 1000]), both learned on a grid from the
+    strata's labels, so a stratum with few labels borrows from its class's other strata;
+    ``s_j`` weighs the other classes by how often the system predicts them (total weight one).
+    Labelled items are known and the unlabelled ones are drawn, so each draw is the system's
+    confusion matrix on the whole pool.
+
+    Parameters
+    ----------
+    n_classes : int
+        Classes ``0 .. n_classes - 1`` of the labels and predictions.
+    n_strata : int, default 1
+        Confidence strata per predicted class (needs ``confidence``). One stratum suffices for
+        labels drawn uniformly at random (or with the predicted class as the only stratum);
+        when labels are drawn more often at some confidences (a design stratified by score, an
+        active sampler), cut as finely as the design does, or the items of a cell are not
+        exchangeable and the intervals can miss.
+    draws, chains : int, default 4000 and 4
+        Posterior draws in all, split into ``chains`` (independent draws: the chains are only
+        the layout ArviZ expects).
+
+    Notes
+    -----
+    Coverage on pools that break the cells' exchangeability, on rare classes and under
+    annotator noise is measured in ``tests/models/test_class_calibration.py`` and
+    ``benchmarks/multiclass.py``; where it falls short is in the model card.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayeval.models import ClassCalibration
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.choice(3, size=5_000, p=[0.6, 0.3, 0.1])
+    >>> right = rng.random(5_000) < 0.8
+    >>> predicted = np.where(right, truth, rng.choice(3, size=5_000))
+    >>> labelled = np.random.default_rng(1).choice(5_000, 300, replace=False)
+    >>> dt = ClassCalibration(n_classes=3).posterior(predicted, labelled, truth[labelled], rng=1)
+    >>> dt["posterior"]["macro_f1"].dims, dt["posterior"]["recall"].dims
+    (('chain', 'draw'), ('chain', 'draw', 'true_class'))
+    >>> lower, upper = dt["posterior"]["accuracy"].quantile([0.025, 0.975]).values
+    >>> round(float(lower), 3), round(float(upper), 3)
+    (0.846, 0.911)
+    >>> round(float((predicted == truth).mean()), 3)  # the truth
+    0.876
+    """
+
+    n_classes: int
+    n_strata: int = 1
+    draws: int = 4000
+    chains: int = 4
+
+    def __post_init__(self):
+        """Check ``draws`` against ``chains`` (the fields are checked)."""
+        check_draws(self.draws, self.chains)
+
+    def posterior(
+        self,
+        predictions: Any,
+        labelled: Any = None,
+        labels: Any = None,
+        *,
+        confidence: Any = None,
+        rounds: int = 20,
+        burn: int = 10,
+        rng: Any = None,
+    ):
+        """Return the posterior of the system's confusion matrix and measures on this pool.
+
+        Parameters
+        ----------
+        predictions : array_like of int, shape (n_items,)
+            The class the system predicts for each item, in ``0 .. n_classes - 1``.
+        labelled : array_like of int, optional
+            Positions of the labelled items (distinct). Leave out when ``labels`` is a
+            :class:`~bayeval.models.AnnotatorPosterior`.
+        labels : array_like of int or bayeval.models.AnnotatorPosterior
+            The classes of the labelled items, in the order of ``labelled``; or a Dawid-Skene
+            fit of several annotators' answers whose items are positions in ``predictions``
+            and whose ``classes`` are ``0 .. n_classes - 1``: then the labelled items'
+            classes, the annotators' confusion matrices and the cells are drawn jointly (data
+            augmentation, Tanner & Wong 1987), so annotator noise widens every interval.
+        confidence : array_like of float, shape (n_items,), optional
+            How sure the system is of each prediction (its top score); needed when
+            ``n_strata > 1``.
+        rounds, burn : int, default 20 and 10
+            With an annotators' fit: the data-augmentation rounds kept (each gives
+            ``draws / rounds`` draws) and those discarded first.
+        rng : int, numpy.random.Generator or None
+            Seed or generator of every draw.
+
+        Returns
+        -------
+        xarray.DataTree
+            ``posterior``: ``confusion`` (``true_class``, ``predicted``: counts on the whole
+            pool), ``class_share`` (``true_class``), ``accuracy``, ``balanced_accuracy``,
+            ``macro_f1``, ``micro_f1`` and per class ``precision`` (``predicted``), ``recall``
+            and ``f1`` (``true_class``); dims ``chain`` and ``draw`` first. Undefined entries
+            (a class absent in a draw) are NaN. ``constant_data``: each cell's size and
+            labelled items. Attributes ``n_items``, ``n_labelled``, ``n_strata``.
+
+        Raises
+        ------
+        ValueError
+            Naming the parameter: a class outside ``0 .. n_classes - 1``, a repeated or
+            out-of-range position, ``confidence`` missing or of the wrong shape, an
+            annotators' fit of another label space.
+        """
+        from bayeval.models.dawid_skene import AnnotatorPosterior
+
+        rng = check_rng(rng)
+        C = self.n_classes
+        if np.ndim(predictions) != 1:
+            raise ValueError(
+                f"`predictions` must be 1-d, one predicted class per item; got shape "
+                f"{np.shape(predictions)}."
+            )
+        predicted = check_predictions(np.asarray(predictions)[:, None], C)[:, 0]
+        cell = predicted * self.n_strata + self._strata(predicted, confidence)
+        n_cells = C * self.n_strata
+        size = np.bincount(cell, minlength=n_cells)
+        prior = _CellPrior(predicted, self.n_classes, self.n_strata)
+        if isinstance(labels, AnnotatorPosterior):
+            if labelled is not None:
+                raise ValueError(
+                    "`labelled` must be left out when `labels` is an AnnotatorPosterior (its "
+                    f"items are the positions); got {plain(labelled)!r}."
+                )
+            check_int(rounds, "rounds", minimum=1)
+            check_int(burn, "burn", minimum=0)
+            positions = self._annotated_positions(labels, predicted.size)
+            draws, kept = _augment(self, labels, cell[positions], prior, size, rounds, burn, rng)
+            labelled_cells = kept.mean(axis=0)
+        else:
+            positions, classes = check_labelled(labelled, labels, predicted.size, C)
+            labelled_cells = np.zeros((n_cells, C))
+            np.add.at(labelled_cells, (cell[positions], classes), 1.0)
+            draws = _complete(prior, labelled_cells, size, self.draws, rng)
+        return _datatree(self, draws, size, labelled_cells, positions.size)
+
+    def _strata(self, predicted: np.ndarray, confidence: Any) -> np.ndarray:
+        """Return each item's confidence stratum among the items of its predicted class."""
+        if self.n_strata == 1:
+            return np.zeros(predicted.size, dtype=np.int64)
+        if confidence is None:
+            raise ValueError(
+                f"`confidence` must be given with n_strata={self.n_strata} (the strata cut "
+                "each predicted class by it); got None."
+            )
+        sure = np.asarray(confidence)
+        if sure.shape != predicted.shape or sure.dtype.kind not in "iuf":
+            raise ValueError(
+                f"`confidence` must be numbers, one per item (shape {predicted.shape}); got "
+                f"shape {sure.shape} of dtype {sure.dtype}."
+            )
+        if not np.all(np.isfinite(sure)):
+            at = int(np.flatnonzero(~np.isfinite(sure))[0])
+            raise ValueError(f"`confidence` must be finite; entry {at} is {plain(sure[at])!r}.")
+        order = np.lexsort((sure, predicted))
+        count = np.bincount(predicted, minlength=self.n_classes)
+        start = np.concatenate([[0], np.cumsum(count)[:-1]])
+        rank = np.arange(predicted.size) - start[predicted[order]]
+        stratum = np.empty(predicted.size, dtype=np.int64)
+        stratum[order] = rank * self.n_strata // count[predicted[order]]
+        return stratum
+
+    def _annotated_positions(self, fit: Any, n_items: int) -> np.ndarray:
+        """Return the positions of a Dawid-Skene fit's items, checking its label space."""
+        if tuple(fit.classes) != tuple(range(self.n_classes)):
+            raise ValueError(
+                f"`labels` (an AnnotatorPosterior) must have classes 0 .. {self.n_classes - 1} "
+                f"(fit with classes=range({self.n_classes})); got {list(fit.classes)!r}."
+            )
+        items = np.asarray(fit.items.tolist())
+        if items.dtype.kind not in "iu":
+            raise ValueError(
+                "`labels` (an AnnotatorPosterior) must have positions in `predictions` as its "
+                f"items; got {plain(fit.items[0])!r}."
+            )
+        return check_positions(items, n_items, "labels' items")
+
+
+class _CellPrior:
+    """The cells' prior: accuracies ``Beta(kappa_j mu_j, kappa_j (1 - mu_j))``, errors ``s_j``.
+
+    A cell's mix of true classes is its accuracy ``a`` on the predicted class ``j`` and
+    ``(1 - a)`` times the allocation of class ``j``'s errors over the other classes (one per
+    predicted class, shared by its strata: which classes the system mistakes for ``j``, however
+    sure it is). The two have independent priors, so the likelihood of the labelled counts
+    factorises into beta-binomials (right or wrong) and Dirichlet-multinomials (which wrong
+    class): ``(mu_j, kappa_j)`` has its own posterior, on a grid even in ``mu``'s logit (so
+    near-perfect systems are resolved) weighted by each point's width (uniform on [0, 1]) and
+    even in ``log kappa`` (log-uniform); the allocations are conjugate.
+    """
+
+    # mu's grid is fine enough that Beta(kappa mu, kappa (1 - mu)) at the largest kappa is
+    # wider than the grid's step (at 1/2: sd 0.016, step 0.016), so the prior of one cell's
+    # accuracy is smooth, not a comb of grid points
+    MU = special.expit(np.linspace(-8.0, 8.0, 257))
+    KAPPA = np.geomspace(0.2, 1000.0, 40)
+
+    def __init__(self, predicted: np.ndarray, n_classes: int, n_strata: int):
+        C = n_classes
+        self.other = ~np.eye(C, dtype=bool)
+        # s_j: the other classes in proportion to how often they are predicted (plus one)
+        share = np.where(self.other, np.bincount(predicted, minlength=C) + 1.0, 0.0)
+        self.error_share = share / share.sum(axis=1, keepdims=True)  # (C, C), rows sum to 1
+        self.correct = np.repeat(~self.other, n_strata, axis=0)  # (cells, C): predicted class
+        self.n_strata, self.cell_class = n_strata, np.repeat(np.arange(C), n_strata)
+        edges = special.expit(np.linspace(-8.03125, 8.03125, 258))
+        mu, kappa = np.meshgrid(self.MU, self.KAPPA, indexing="ij")
+        self.mu, self.kappa = mu.ravel(), kappa.ravel()
+        self.log_prior = np.repeat(np.log(np.diff(edges)), self.KAPPA.size)
+
+    def draw(self, labelled_cells: np.ndarray, n: int, rng: np.random.Generator):
+        """Return ``n`` posterior draws of the cells' mixes ``(n, cells, C)``."""
+        right = (labelled_cells * self.correct).sum(axis=1)
+        wrong = labelled_cells.sum(axis=1) - right
+        # (mu_j, kappa_j) of each predicted class j: the beta-binomial likelihood of its
+        # strata's right and wrong labels, summed over the strata
+        a, b = self.kappa * self.mu, self.kappa * (1 - self.mu)
+        by_cell = (
+            special.betaln(a[:, None] + right, b[:, None] + wrong) - special.betaln(a, b)[:, None]
+        )
+        log_post = self.log_prior[:, None] + by_cell.reshape(a.size, -1, self.n_strata).sum(-1)
+        at = np.stack([rng.choice(a.size, size=n, p=_normalised(column))
+                       for column in log_post.T], axis=1)[:, self.cell_class]  # fmt: skip
+        accuracy = rng.beta(a[at] + right, b[at] + wrong)  # (n, cells)
+        # each predicted class's errors, over its strata, and their allocation
+        errors = np.where(self.correct, 0.0, labelled_cells)
+        errors = errors.reshape(-1, self.n_strata, errors.shape[1]).sum(axis=1)
+        alpha = np.broadcast_to(self.error_share + errors, (n, *errors.shape))
+        allocation = _dirichlet(rng, alpha, where=self.other)[:, self.cell_class]
+        return np.where(self.correct, accuracy[..., None], (1 - accuracy[..., None]) * allocation)
+
+
+def _normalised(log_weight: np.ndarray) -> np.ndarray:
+    """Return ``exp(log_weight)`` normalised to sum to one."""
+    weight = np.exp(log_weight - log_weight.max())
+    return weight / weight.sum()
+
+
+def _dirichlet(rng: np.random.Generator, alpha: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """Dirichlet draws along the last axis over the entries ``where`` (the others zero).
+
+    A row whose gammas all underflow (tiny concentrations) gets its largest concentration.
+    """
+    g = np.where(where, rng.standard_gamma(np.where(where, alpha, 1.0)), 0.0)
+    total = g.sum(axis=-1, keepdims=True)
+    top = where & (alpha == np.where(where, alpha, -1.0).max(axis=-1, keepdims=True))
+    fallback = top / top.sum(axis=-1, keepdims=True)
+    return np.where(total > 0, g / np.where(total > 0, total, 1.0), fallback)
+
+
+def _complete(prior, labelled_cells, size, n_draws, rng) -> np.ndarray:
+    """Return ``(n_draws, cells, C)``: the class counts of every cell, the unlabelled drawn.
+
+    Per draw: the cells' mixes ``theta`` from their posterior and the unlabelled items of
+    cell ``g`` ``Multinomial(size[g] - labelled, theta[g])``; the labelled items are added as
+    they are.
+    """
+    unlabelled = (size - labelled_cells.sum(axis=1)).astype(np.int64)
+    out = np.empty((n_draws, *labelled_cells.shape))
+    for start in range(0, n_draws, _DRAW_BLOCK):
+        block = min(_DRAW_BLOCK, n_draws - start)
+        theta = prior.draw(labelled_cells, block, rng)
+        out[start : start + block] = labelled_cells + rng.multinomial(unlabelled, theta)
+    return out
+
+
+def _augment(spec, fit, item_cell, prior, size, rounds, burn, rng):
+    """Return ``(cell counts draws, labelled cell counts per kept round)`` given answers.
+
+    Data augmentation: alternately the prior's ``(mu, kappa)`` and the cells' mixes given the
+    items' classes, the annotators' confusions given the classes and answers, and the classes
+    given both (each item's prior is its cell's mix); ``rounds`` rounds after ``burn`` each
+    complete ``draws / rounds`` pools.
+    """
+    data, C, A = fit._data, spec.n_classes, len(fit.annotators)
+    n = len(fit.items)
+    responses = answer_counts(data.item, data.annotator, data.answer, (n, A, C))
+    gold = data.gold >= 0
+    z = fit.class_draws.reshape(-1, n)[-1].copy()
+    per = -(-spec.draws // rounds)  # rounds x per >= draws
+    ds_prior = fit.spec.confusion_prior(C)
+    parts, kept = [], []
+    for round_ in range(burn + rounds):
+        labelled_cells = np.zeros(prior.correct.shape)
+        np.add.at(labelled_cells, (item_cell, z), 1.0)
+        if round_ >= burn:
+            parts.append(_complete(prior, labelled_cells, size, per, rng))
+            kept.append(labelled_cells)
+        theta = prior.draw(labelled_cells, 1, rng)[0]
+        counts = ds_prior + confusion_counts(np.eye(C)[z], responses, A)
+        confusion = _dirichlet(rng, counts, where=np.ones(counts.shape, dtype=bool))
+        # log P(answers | class c) = sum over (annotator a, answer j) of count * log theta[a, c, j]
+        log_answers = responses @ np.log(confusion).transpose(0, 2, 1).reshape(A * C, C)
+        with np.errstate(divide="ignore"):  # a class a cell's mix has underflowed to zero
+            logit = np.log(theta[item_cell]) + log_answers
+        z = np.argmax(logit + rng.gumbel(size=logit.shape), axis=1)  # Gumbel-max: a draw
+        z[gold] = data.gold[gold]
+    return np.concatenate(parts)[: spec.draws], np.array(kept)
+
+
+def _datatree(spec, cell_counts, size, labelled_cells, n_labelled):
+    import xarray as xr
+
+    C, S = spec.n_classes, spec.n_strata
+    n_draws = cell_counts.shape[0]
+    chains = spec.chains if n_draws % spec.chains == 0 else 1
+    # cells are (predicted class, stratum): summing the strata gives counts[predicted, true]
+    by_predicted = cell_counts.reshape(n_draws, C, S, C).sum(axis=2)
+    confusion = np.swapaxes(by_predicted, -1, -2).reshape(chains, -1, C, C)
+    measures = confusion_measures(confusion)
+    sampled = ("chain", "draw")
+    data = {
+        "confusion": (sampled + ("true_class", "predicted"), confusion.astype(np.int64)),
+        "class_share": (sampled + ("true_class",), confusion.sum(-1) / size.sum()),
+    }
+    data.update({name: (sampled, measures[name]) for name in SCALAR_MEASURES})
+    for name in CLASS_MEASURES:
+        data[name] = (sampled + ("predicted" if name == "precision" else "true_class",),
+                      measures[name])  # fmt: skip
+    classes = np.arange(C)
+    coords = {"chain": np.arange(chains), "draw": np.arange(confusion.shape[1]),
+              "true_class": classes, "predicted": classes}  # fmt: skip
+    attrs = {"n_items": int(size.sum()), "n_labelled": int(n_labelled), "n_strata": S}
+    cells = {"cell_predicted": np.repeat(classes, S), "cell_stratum": np.tile(np.arange(S), C)}
+    constant = xr.Dataset(
+        {"cell_size": ("cell", size), "cell_labelled": (("cell", "true_class"), labelled_cells)},
+        coords={"cell": np.arange(C * S), "true_class": classes,
+                **{k: ("cell", v) for k, v in cells.items()}},
+    )  # fmt: skip
+    return xr.DataTree.from_dict(
+        {"posterior": xr.Dataset(data, coords=coords, attrs=attrs), "constant_data": constant}
+    )
