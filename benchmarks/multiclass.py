@@ -1,0 +1,163 @@
+"""Benchmark: coverage and width of multiclass measures' intervals (ClassCalibration).
+
+Pools (each fully labelled, so the truth of every measure is known):
+
+- the five simulated pools of :mod:`bayeval.simulate.multiclass_pools` (20,000 items);
+- ``image-segments``: the bundled real pool (UCI Image Segmentation, 1,155 items, seven
+  classes, an overconfident Gaussian naive Bayes);
+- ``pacs-<k>`` with ``--model-selector ROOT``: PACS from Model Selector (Okanovic et al. 2025;
+  ``ROOT/pacs/{predictions,oracle}.npy``, 9,991 images, seven classes, 30 classifiers'
+  predicted classes and no scores; fetched from github RobustML-Lab/model-selector, which has
+  no license and is not shipped): its least accurate, median and most accurate classifiers.
+
+Designs: ``uniform`` (labels drawn uniformly, ``n_strata=1``) and ``stratified`` (as many labels
+from every cell of four confidence strata per predicted class, ``n_strata=4``; pools with a
+confidence only). Per pool, design and number of labels, ``--runs`` runs report the coverage of
+the 95% intervals of accuracy, balanced accuracy and macro-F1, the mean and the lowest
+coverage over the classes of per-class precision and recall, and the mean widths of accuracy's
+and macro-F1's intervals. Beside them, for uniform labels, the classical intervals on the same
+labels: Wilson's for accuracy, and a percentile bootstrap of the labelled items (1,000
+resamples) for macro-F1.
+
+Run from the repository root::
+
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks.multiclass --runs 100 \\
+        --model-selector /work/ms_data
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+from bayeval._core.multiclass import confusion_measures
+from bayeval.datasets import load_image_segments_pool
+from bayeval.models import ClassCalibration
+from bayeval.simulate.multiclass_pools import MULTICLASS_POOLS, multiclass_pool
+from benchmarks._common import machine_info, markdown_table
+
+DRAWS = 1000
+SCALARS = ("accuracy", "balanced_accuracy", "macro_f1")
+PER_CLASS = ("precision", "recall")
+
+
+def pools(model_selector: Path | None):
+    """Yield ``(name, predicted, confidence or None, truth)`` for every pool."""
+    for kind in MULTICLASS_POOLS:
+        yield (kind, *multiclass_pool(kind, np.random.default_rng(7)))
+    probabilities, truth = load_image_segments_pool()
+    yield "image-segments", probabilities.argmax(axis=1), probabilities.max(axis=1), truth
+    if model_selector is not None:
+        predictions = np.load(model_selector / "pacs" / "predictions.npy").astype(np.int64)
+        truth = np.load(model_selector / "pacs" / "oracle.npy").astype(np.int64)
+        order = np.argsort((predictions == truth[:, None]).mean(axis=0))
+        for k in order[[0, order.size // 2, -1]]:
+            yield f"pacs-{k}", predictions[:, k], None, truth
+
+
+def _labels(rng, design, cell, n_items, n_labels):
+    if design == "uniform":
+        return rng.choice(n_items, n_labels, replace=False)
+    cells = np.unique(cell)
+    per = n_labels // cells.size
+    return np.concatenate([rng.choice(np.flatnonzero(cell == g), min(per, int(np.sum(cell == g))),
+                                      replace=False) for g in cells])  # fmt: skip
+
+
+def _classical(predicted, truth, rng):
+    """Wilson's interval of the labelled accuracy and a bootstrap interval of macro-F1."""
+    n, right = truth.size, int(np.sum(predicted == truth))
+    accuracy = stats.binomtest(right, n).proportion_ci(0.95, method="wilson")
+    C = int(max(predicted.max(), truth.max())) + 1
+    resample = rng.integers(0, n, size=(1000, n))
+    counts = np.zeros((1000, C, C))
+    np.add.at(counts, (np.arange(1000)[:, None], truth[resample], predicted[resample]), 1)
+    macro = np.nanquantile(confusion_measures(counts)["macro_f1"], [0.025, 0.975])
+    return (accuracy.low, accuracy.high), tuple(macro)
+
+
+def one_setting(name, predicted, confidence, truth, design, n_labels, runs, seed):
+    """Every figure of one pool, design and number of labels (a dict)."""
+    C = int(max(predicted.max(), truth.max())) + 1
+    counts = np.zeros((C, C))
+    np.add.at(counts, (truth, predicted), 1)
+    true = confusion_measures(counts)
+    spec = ClassCalibration(n_classes=C, n_strata=1 if design == "uniform" else 4, draws=DRAWS)
+    cell = predicted * spec.n_strata + spec._strata(predicted, confidence)
+    rng = np.random.default_rng(seed)
+    hits = {m: [] for m in SCALARS + PER_CLASS}
+    width = {"accuracy": [], "macro_f1": []}
+    classical = {"accuracy": [], "macro_f1": [], "width_accuracy": [], "width_macro_f1": []}
+    for run in range(runs):
+        labelled = _labels(rng, design, cell, truth.size, n_labels)
+        posterior = spec.posterior(predicted, labelled, truth[labelled], confidence=confidence,
+                                   rng=rng)["posterior"]  # fmt: skip
+        for m in hits:
+            draws = posterior[m].values.reshape(DRAWS, -1)
+            lower, upper = np.nanquantile(draws, [0.025, 0.975], axis=0)
+            hits[m].append((lower <= true[m]) & (true[m] <= upper))
+            if m in width:
+                width[m].append(float(upper[0] - lower[0]))
+        if design == "uniform":
+            for m, (lower, upper) in zip(
+                ("accuracy", "macro_f1"), _classical(predicted[labelled], truth[labelled], rng)
+            ):
+                classical[m].append(lower <= true[m] <= upper)
+                classical[f"width_{m}"].append(upper - lower)
+    row = {"pool": name, "design": design, "labels": n_labels, "runs": runs}
+    for m in SCALARS:
+        row[m] = float(np.mean(hits[m]))
+    for m in PER_CLASS:
+        share = np.mean(hits[m], axis=0)
+        row[f"{m}_mean"], row[f"{m}_min"] = float(share.mean()), float(share.min())
+    row["width_accuracy"], row["width_macro_f1"] = (float(np.mean(width[m])) for m in width)
+    for key, values in classical.items():
+        row[f"classical_{key}"] = float(np.mean(values)) if values else None
+    return row
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--labels", type=int, nargs="+", default=[100, 300, 1000])
+    parser.add_argument("--model-selector", type=Path, help="folder with pacs/*.npy")
+    args = parser.parse_args()
+    start = time.time()
+    rows = []
+    for name, predicted, confidence, truth in pools(args.model_selector):
+        designs = ("uniform",) if confidence is None else ("uniform", "stratified")
+        for design in designs:
+            for n_labels in args.labels:
+                if n_labels >= truth.size:
+                    continue
+                rows.append(one_setting(name, predicted, confidence, truth, design, n_labels,
+                                        args.runs, seed=n_labels))  # fmt: skip
+                print(rows[-1], flush=True)
+
+    def fmt(value):
+        return "–" if value is None else f"{value:.2f}" if value <= 1 else f"{value:.3f}"
+
+    header = ["pool", "design", "labels", "accuracy", "balanced acc.", "macro-F1",
+              "precision mean / min", "recall mean / min", "width acc. (classical)",
+              "width macro-F1 (classical)", "classical cov. acc. / macro-F1"]  # fmt: skip
+    table = []
+    for r in rows:
+        table.append([
+            r["pool"], r["design"], str(r["labels"]), fmt(r["accuracy"]),
+            fmt(r["balanced_accuracy"]), fmt(r["macro_f1"]),
+            f"{fmt(r['precision_mean'])} / {fmt(r['precision_min'])}",
+            f"{fmt(r['recall_mean'])} / {fmt(r['recall_min'])}",
+            f"{r['width_accuracy']:.3f} ({fmt(r['classical_width_accuracy'])})",
+            f"{r['width_macro_f1']:.3f} ({fmt(r['classical_width_macro_f1'])})",
+            f"{fmt(r['classical_accuracy'])} / {fmt(r['classical_macro_f1'])}",
+        ])  # fmt: skip
+    print(markdown_table(header, table))
+    print(f"\n{time.time() - start:.0f} s; {machine_info()}")
+
+
+if __name__ == "__main__":
+    main()
