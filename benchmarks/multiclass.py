@@ -92,7 +92,7 @@ def one_setting(name, predicted, confidence, truth, design, n_labels, runs, seed
     hits = {m: [] for m in SCALARS + PER_CLASS}
     width = {"accuracy": [], "macro_f1": []}
     classical = {"accuracy": [], "macro_f1": [], "width_accuracy": [], "width_macro_f1": []}
-    for run in range(runs):
+    for _ in range(runs):
         labelled = _labels(rng, design, cell, truth.size, n_labels)
         posterior = spec.posterior(predicted, labelled, truth[labelled], confidence=confidence,
                                    rng=rng)["posterior"]  # fmt: skip
@@ -103,9 +103,8 @@ def one_setting(name, predicted, confidence, truth, design, n_labels, runs, seed
             if m in width:
                 width[m].append(float(upper[0] - lower[0]))
         if design == "uniform":
-            for m, (lower, upper) in zip(
-                ("accuracy", "macro_f1"), _classical(predicted[labelled], truth[labelled], rng)
-            ):
+            intervals = _classical(predicted[labelled], truth[labelled], rng)
+            for m, (lower, upper) in zip(("accuracy", "macro_f1"), intervals, strict=True):
                 classical[m].append(lower <= true[m] <= upper)
                 classical[f"width_{m}"].append(upper - lower)
     row = {"pool": name, "design": design, "labels": n_labels, "runs": runs}
