@@ -72,7 +72,7 @@ def _print_comments(code: str) -> list[str]:
 
 
 def test_ondemand_example_runs(capsys):
-    code = BLOCKS[4]
+    code = BLOCKS[5]
     exec(compile(code, str(README), "exec"), {})
     printed = capsys.readouterr().out
     for claim in ("[216, 175, 140, 118, 88, 78, 46, 50, 41, 38, 31, 27]", "[0.595, 0.674]"):
@@ -80,7 +80,7 @@ def test_ondemand_example_runs(capsys):
 
 
 def test_compare_example_runs():
-    code = BLOCKS[5]
+    code = BLOCKS[6]
     outputs = []
 
     def record(*args, **kwargs):
@@ -100,10 +100,10 @@ def test_compare_example_runs():
 def test_model_selection_example_runs():
     """The sampler continues the comparison's example (its systems and truth)."""
     namespace = {"print": lambda *args: None}
-    exec(compile(BLOCKS[5], str(README), "exec"), namespace)
+    exec(compile(BLOCKS[6], str(README), "exec"), namespace)
     outputs = []
     namespace["print"] = lambda *args: outputs.append(" ".join(str(a) for a in args))
-    code = BLOCKS[6]
+    code = BLOCKS[7]
     exec(compile(code, str(README), "exec"), namespace)
     (claim,) = _print_comments(code)
     best, used, *_ = outputs[0].split()
@@ -120,7 +120,7 @@ def test_paired_example_runs():
     outputs = []
     namespace = {"be": be}
     namespace["print"] = lambda *args: outputs.append(" ".join(str(a) for a in args))
-    code = BLOCKS[7]
+    code = BLOCKS[8]
     exec(compile(code, str(README), "exec"), namespace)
     claims = _print_comments(code)
     assert len(claims) == len(outputs) == 2
@@ -130,7 +130,7 @@ def test_paired_example_runs():
 
 def test_curve_example_runs():
     namespace = {}
-    code = BLOCKS[8]
+    code = BLOCKS[9]
     exec(compile(code, str(README), "exec"), namespace)
     # The README claims 48,292 planned labels and a guaranteed envelope around p = 0.75.
     assert "48,292" in code
@@ -175,3 +175,26 @@ def test_annotators_example_runs(tmp_path, monkeypatch):
                                    atol=0.01)  # fmt: skip
     truth = be.measures.FScore().value(namespace["truth"], predictions=namespace["scores"] >= 0.5)
     assert abs(truth[0] - 0.953) < 5e-4 and "0.953" in claims[1]
+
+
+def test_multiclass_example_runs():
+    """Each printed number within 0.005 of its claim, and the truths as claimed."""
+    outputs = []
+    namespace = {"print": lambda *args: outputs.append(" ".join(str(a) for a in args))}
+    code = BLOCKS[4]
+    exec(compile(code, str(README), "exec"), namespace)
+    # the loop's two prints share one comment block: accuracy, its truth, macro-F1, its truth
+    loop, recall = (_numbers(claim) for claim in _print_comments(code))
+    printed = [_numbers(output) for output in outputs]
+    assert len(printed) == 3
+    np.testing.assert_allclose(printed[0] + printed[1], loop[0:2] + loop[3:5], atol=0.005)
+    np.testing.assert_allclose(printed[2], recall[:7], atol=0.005)
+    # the truths beside the claims, from the pool itself
+    from bayeval._core.multiclass import confusion_measures
+
+    counts = np.zeros((7, 7))
+    np.add.at(counts, (namespace["truth"], namespace["predicted"]), 1)
+    true = confusion_measures(counts)
+    np.testing.assert_allclose([loop[2], loop[5]], [true["accuracy"], true["macro_f1"]],
+                               atol=5e-4)  # fmt: skip
+    np.testing.assert_allclose(recall[7:], true["recall"], atol=0.005)
