@@ -9,16 +9,19 @@ measures the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from bayeval._core.multiclass import SCALAR_MEASURES, confusion_measures
 from bayeval._validation import check_positions, plain
 
 # items per block when drawing the unlabelled items' labels (draws x items floats at a time)
 _BLOCK = 1 << 14
 
 __all__ = [
+    "ConfusionMeasure",
     "binary_confusion_draws",
     "check_labelled",
     "check_measure",
@@ -28,13 +31,23 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class ConfusionMeasure:
+    """A measure of a confusion matrix of any number of classes (:data:`SCALAR_MEASURES`)."""
+
+    name: str
+
+
 def measure_from_counts(measure: Any, counts: np.ndarray) -> np.ndarray:
     """Return ``measure`` of each system from its confusion counts ``N[..., k, c, j]``.
 
     ``c`` is the true class, ``j`` the predicted one.
 
-    Accuracy takes any number of classes; the other measures two, class 1 the positive one.
+    Accuracy, balanced accuracy and macro- and micro-F1 take any number of classes; the other
+    measures two, class 1 the positive one.
     """
+    if isinstance(measure, ConfusionMeasure):
+        return confusion_measures(counts)[measure.name]
     n = counts.sum(axis=(-1, -2))
     if measure.name == "accuracy":
         return np.trace(counts, axis1=-2, axis2=-1) / n
@@ -100,9 +113,19 @@ def system_names(systems: Sequence[str] | None, n_systems: int) -> list[str]:
 
 
 def check_measure(measure: Any, n_classes: int, name: str = "measures"):
-    """Return a measure of predictions with one output (a name or a Measure), or raise."""
+    """Return a measure of predictions with one output (a name or a Measure), or raise.
+
+    With more than two classes: accuracy, balanced accuracy, macro- or micro-F1 (by name).
+    """
     from bayeval.measures import Measure, by_name
 
+    if n_classes > 2 or measure in ("macro_f1", "micro_f1"):
+        if measure in SCALAR_MEASURES or getattr(measure, "name", None) == "accuracy":
+            return ConfusionMeasure(measure if isinstance(measure, str) else "accuracy")
+        raise ValueError(
+            f"`{name}` with {n_classes} classes must be one of {list(SCALAR_MEASURES)}; got "
+            f"{getattr(measure, 'name', measure)!r}."
+        )
     try:
         m = by_name(measure) if isinstance(measure, str) else measure
     except ValueError:
@@ -111,10 +134,6 @@ def check_measure(measure: Any, n_classes: int, name: str = "measures"):
         raise ValueError(
             f"`{name}` must be measures of a system's predictions with one output each (such as "
             f"'accuracy' or 'f1'); got {measure!r}."
-        )
-    if n_classes > 2 and m.name != "accuracy":
-        raise ValueError(
-            f"`{name}` with {n_classes} classes can only be 'accuracy'; got {m.name!r}."
         )
     return m
 

@@ -165,7 +165,8 @@ class SystemConfusion:
             Their classes, in the order of ``labelled``.
         measures : sequence of str or bayeval.measures.Measure, default ("accuracy",)
             Measures of a system's predictions (names as in :func:`bayeval.measures.by_name`);
-            with more than two classes only ``"accuracy"``.
+            with more than two classes ``"accuracy"``, ``"balanced_accuracy"``,
+            ``"macro_f1"`` or ``"micro_f1"`` (the last two with any number of classes).
         systems : sequence of str, optional
             Names of the systems; default ``"system0", "system1", ...``.
         rng : int, numpy.random.Generator or None

@@ -7,6 +7,7 @@ import pytest
 from scipy import special
 
 from bayeval import measures
+from bayeval._core.multiclass import confusion_measures
 from bayeval.models import ConfusionWarning, SystemConfusion
 from bayeval.models._systems import measure_from_counts
 
@@ -148,5 +149,18 @@ def test_three_classes():
     lower, upper = np.quantile(draws, [0.005, 0.995], axis=0)
     true = (predictions == truth[:, None]).mean(axis=0)
     assert np.all((lower <= true) & (true <= upper))  # errors independent: the model's case
-    with pytest.raises(ValueError, match="with 3 classes can only be 'accuracy'"):
+    with pytest.raises(ValueError, match=r"with 3 classes must be one of \['accuracy', "):
         spec.posterior(predictions, labelled, truth[labelled], measures=("f1",))
+    # the other measures of a confusion matrix of any number of classes cover as accuracy does
+    names = ("accuracy", "balanced_accuracy", "macro_f1", "micro_f1")
+    dt = spec.posterior(predictions, labelled, truth[labelled], measures=names, rng=0)
+    counts = np.zeros((3, 3, 3))
+    np.add.at(counts, (np.arange(3), truth[:, None], predictions), 1)
+    for name in names[1:]:
+        true = confusion_measures(counts)[name]
+        draws = dt["posterior"][name].values.reshape(-1, 3)
+        lower, upper = np.quantile(draws, [0.005, 0.995], axis=0)
+        assert np.all((lower <= true) & (true <= upper)), name
+    # with one label per item every error is one false positive and one false negative
+    posterior = dt["posterior"]
+    np.testing.assert_allclose(posterior["micro_f1"], posterior["accuracy"], rtol=1e-12)
