@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from bayeval._constraints import Integer, OneOf, Positive, validate_fields
+from bayeval._constraints import Integer, OneOf, Optional, Positive, validate_fields
 from bayeval._core import dawid_skene as kernel
 from bayeval._core.confusion_gibbs import confusion_counts, gibbs_responses
 from bayeval._validation import check_draws, check_int, check_rng
@@ -27,7 +27,7 @@ __all__ = ["AnnotatorPosterior", "DawidSkene", "ImputedMeasure"]
 @validate_fields(
     class_prior=Positive(),
     correct_prior=Positive(),
-    error_prior=Positive(),
+    error_prior=Optional(Positive()),
     draws=Integer(minimum=1),
     chains=Integer(minimum=1),
     warmup=Integer(minimum=0),
@@ -46,10 +46,15 @@ class DawidSkene:
     ----------
     class_prior : float, default 1.0
         The prevalences' Dirichlet concentration, every class alike.
-    correct_prior, error_prior : float, default 2.0 and 1.0
-        A priori an annotator is right more often than chance (two times in three on average
-        with two classes, spread flat from 0 to 1), which tells the classes apart (the model is
-        otherwise the same with the classes swapped); a few dozen answers outweigh it.
+    correct_prior : float, default 2.0
+        Each row's weight on the right class.
+    error_prior : float, optional
+        The weight on each wrong class; default ``1 / (C - 1)``, one in all, so that a priori
+        an annotator is right two times in three on average whatever the number of classes
+        (with two classes: spread flat from 0 to 1). This tells the classes apart (the model is
+        otherwise the same with the classes swapped); a few dozen answers outweigh it. (A
+        weight of one on each wrong class would say, with five classes, that an annotator is
+        right one time in three, and bias the annotators' accuracy down: model card.)
     draws, chains : int, default 1000 and 4
         Posterior draws in all, split into ``chains``.
     warmup : int, default 200
@@ -75,7 +80,7 @@ class DawidSkene:
 
     class_prior: float = 1.0
     correct_prior: float = 2.0
-    error_prior: float = 1.0
+    error_prior: float | None = None
     draws: int = 1000
     chains: int = 4
     warmup: int = 200
@@ -87,7 +92,8 @@ class DawidSkene:
 
     def confusion_prior(self, n_classes: int) -> np.ndarray:
         """Return the Dirichlet concentrations of each row ``theta[a, c]``: ``(C, C)``."""
-        return np.where(np.eye(n_classes, dtype=bool), self.correct_prior, self.error_prior)
+        error = 1 / (n_classes - 1) if self.error_prior is None else self.error_prior
+        return np.where(np.eye(n_classes, dtype=bool), self.correct_prior, error)
 
     def fit(
         self,
