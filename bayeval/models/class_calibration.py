@@ -2,11 +2,12 @@
 
 The multiclass counterpart of :class:`~bayeval.models.ScoreCalibration`: items are grouped in
 *cells*, the class the system predicts and (optionally) a stratum of how sure it is; each
-cell's accuracy has a Beta prior pooled over the strata of its class, and its errors an
-allocation over the other classes. Given the labels the posterior is exact (a grid for the
-pooling, conjugate draws for the rest: no Markov chain), and every draw completes the
-unlabelled items' classes: the system's confusion matrix on *this* pool, and from it accuracy,
-per-class precision, recall and F1, macro- and micro-F1 and balanced accuracy
+cell's accuracy has a Beta prior pooled over the strata of its class and then over the
+classes, and its errors an allocation over the other classes. Given the labels the pooling's
+hyperparameters are drawn on grids (a short Gibbs chain) and the rest is conjugate, and every
+draw completes the unlabelled items' classes: the system's confusion matrix on *this* pool,
+and from it accuracy, per-class precision, recall and F1, macro- and micro-F1 and balanced
+accuracy
 (:mod:`bayeval._core.multiclass`). Model card: ``models/class_calibration/spec.md``.
 """
 
@@ -50,10 +51,12 @@ class ClassCalibration:
         theta[g, j] ~ Beta(kappa_j mu_j, kappa_j (1 - mu_j))
         e_j ~ Dirichlet(s_j),  theta[g, c] = (1 - theta[g, j]) e_j[c]  for c != j
 
-    ``mu_j`` is the typical accuracy of the strata of class ``j`` (uniform on [0, 1]),
-    ``kappa_j`` how alike they are (log-uniform on [0.2, 1000]), both learned on a grid from the
-    strata's labels, so a stratum with few labels borrows from its class's other strata;
-    ``s_j`` weighs the other classes by how often the system predicts them (total weight one).
+    ``mu_j`` is the typical accuracy of the strata of class ``j`` and ``kappa_j`` how alike
+    they are (log-uniform on [0.2, 1000]); the classes' ``mu_j ~ Beta(lam nu, lam (1 - nu))``
+    share a typical accuracy ``nu`` (uniform) and a spread ``lam`` (log-uniform on [1, 2000]).
+    A stratum with few labels borrows from its class's other strata, and a class with few
+    labels from the other classes, as far as the labels say the classes are alike. ``s_j``
+    weighs the other classes by how often the system predicts them (total weight one).
     Labelled items are known and the unlabelled ones are drawn, so each draw is the system's
     confusion matrix on the whole pool.
 
@@ -68,8 +71,9 @@ class ClassCalibration:
         active sampler), cut as finely as the design does, or the items of a cell are not
         exchangeable and the intervals can miss.
     draws, chains : int, default 4000 and 4
-        Posterior draws in all, split into ``chains`` (independent draws: the chains are only
-        the layout ArviZ expects).
+        Posterior draws in all, split into ``chains`` (the layout ArviZ expects). Given the
+        hyperparameters every draw is independent; those come from one Gibbs chain of up to
+        2,000 kept sweeps, resampled.
 
     Notes
     -----
@@ -91,7 +95,7 @@ class ClassCalibration:
     (('chain', 'draw'), ('chain', 'draw', 'true_class'))
     >>> lower, upper = dt["posterior"]["accuracy"].quantile([0.025, 0.975]).values
     >>> round(float(lower), 3), round(float(upper), 3)
-    (0.846, 0.911)
+    (0.848, 0.912)
     >>> round(float((predicted == truth).mean()), 3)  # the truth
     0.876
     """
@@ -232,23 +236,30 @@ class ClassCalibration:
 
 
 class _CellPrior:
-    """The cells' prior: accuracies ``Beta(kappa_j mu_j, kappa_j (1 - mu_j))``, errors ``s_j``.
+    """The cells' prior, in two levels, and the posterior draws of the cells' mixes.
 
-    A cell's mix of true classes is its accuracy ``a`` on the predicted class ``j`` and
-    ``(1 - a)`` times the allocation of class ``j``'s errors over the other classes (one per
-    predicted class, shared by its strata: which classes the system mistakes for ``j``, however
-    sure it is). The two have independent priors, so the likelihood of the labelled counts
-    factorises into beta-binomials (right or wrong) and Dirichlet-multinomials (which wrong
-    class): ``(mu_j, kappa_j)`` has its own posterior, on a grid even in ``mu``'s logit (so
-    near-perfect systems are resolved) weighted by each point's width (uniform on [0, 1]) and
-    even in ``log kappa`` (log-uniform); the allocations are conjugate.
+    A cell's mix of true classes is its accuracy on the predicted class ``j`` and the rest
+    spread over the other classes by the allocation of class ``j``'s errors (one per predicted
+    class, shared by its strata: which classes the system mistakes for ``j``, however sure it
+    is). Accuracies: the strata of class ``j`` draw theirs from ``Beta(kappa_j mu_j, kappa_j
+    (1 - mu_j))``; the classes' typical accuracies ``mu_j`` from ``Beta(lam nu, lam (1 - nu))``
+    (``nu`` uniform, ``kappa_j`` and ``lam`` log-uniform). Errors: ``Dirichlet(s_j)``.
+
+    The strata's accuracies are integrated out (beta-binomial likelihoods), so the posterior of
+    the hyperparameters lives on grids: Gibbs sampling alternates the classes' ``mu_j`` (with
+    ``kappa_j`` summed out) given ``(nu, lam)``, and ``(nu, lam)`` given the ``mu_j``; then each
+    draw takes a state of the chain, ``kappa_j`` given ``mu_j``, and the strata's accuracies and
+    the allocations from their conjugate posteriors.
     """
 
-    # mu's grid is fine enough that Beta(kappa mu, kappa (1 - mu)) at the largest kappa is
-    # wider than the grid's step (at 1/2: sd 0.016, step 0.016), so the prior of one cell's
-    # accuracy is smooth, not a comb of grid points
-    MU = special.expit(np.linspace(-8.0, 8.0, 257))
-    KAPPA = np.geomspace(0.2, 1000.0, 40)
+    # grids even in the logit of mu and nu (near-perfect systems resolved) and in the log of
+    # kappa and lam; each point of mu and nu weighted by the width of its interval (uniform)
+    MU, MU_EDGES = special.expit(np.linspace(-7.0, 7.0, 113)), np.linspace(-7.0625, 7.0625, 114)
+    KAPPA = np.geomspace(0.2, 1000.0, 24)
+    NU, NU_EDGES = special.expit(np.linspace(-6.0, 6.0, 49)), np.linspace(-6.125, 6.125, 50)
+    LAM = np.geomspace(1.0, 2000.0, 24)
+    #: Gibbs sweeps discarded, and the most kept (draws beyond reuse the kept states)
+    BURN, SWEEPS = 100, 2000
 
     def __init__(self, predicted: np.ndarray, n_classes: int, n_strata: int):
         C = n_classes
@@ -258,37 +269,68 @@ class _CellPrior:
         self.error_share = share / share.sum(axis=1, keepdims=True)  # (C, C), rows sum to 1
         self.correct = np.repeat(~self.other, n_strata, axis=0)  # (cells, C): predicted class
         self.n_strata, self.cell_class = n_strata, np.repeat(np.arange(C), n_strata)
-        edges = special.expit(np.linspace(-8.03125, 8.03125, 258))
-        mu, kappa = np.meshgrid(self.MU, self.KAPPA, indexing="ij")
-        self.mu, self.kappa = mu.ravel(), kappa.ravel()
-        self.log_prior = np.repeat(np.log(np.diff(edges)), self.KAPPA.size)
+        # log P(mu | nu, lam) of each mu of the grid (its density times its interval's width),
+        # for every (nu, lam): (mu, nu, lam)
+        a = self.LAM[None, :] * self.NU[:, None]
+        b = self.LAM[None, :] * (1 - self.NU[:, None])
+        mu = self.MU[:, None, None]
+        self.upper = (
+            (a - 1) * np.log(mu) + (b - 1) * np.log1p(-mu) - special.betaln(a, b)
+            + np.log(np.diff(special.expit(self.MU_EDGES)))[:, None, None]
+        )  # fmt: skip
+        self.nu_prior = np.log(np.diff(special.expit(self.NU_EDGES)))[:, None]
 
-    def draw(self, labelled_cells: np.ndarray, n: int, rng: np.random.Generator):
-        """Return ``n`` posterior draws of the cells' mixes ``(n, cells, C)``."""
-        right = (labelled_cells * self.correct).sum(axis=1)
-        wrong = labelled_cells.sum(axis=1) - right
-        # (mu_j, kappa_j) of each predicted class j: the beta-binomial likelihood of its
-        # strata's right and wrong labels, summed over the strata
-        a, b = self.kappa * self.mu, self.kappa * (1 - self.mu)
-        by_cell = (
-            special.betaln(a[:, None] + right, b[:, None] + wrong) - special.betaln(a, b)[:, None]
-        )
-        log_post = self.log_prior[:, None] + by_cell.reshape(a.size, -1, self.n_strata).sum(-1)
-        at = np.stack([rng.choice(a.size, size=n, p=_normalised(column))
-                       for column in log_post.T], axis=1)[:, self.cell_class]  # fmt: skip
-        accuracy = rng.beta(a[at] + right, b[at] + wrong)  # (n, cells)
-        # each predicted class's errors, over its strata, and their allocation
+    def hyper_draws(self, labelled_cells: np.ndarray, n: int, rng: np.random.Generator):
+        """Return ``n`` posterior draws of every class's ``(mu_j, kappa_j)``: grid indices."""
+        C, S = self.other.shape[0], self.n_strata
+        right, wrong = self._right_wrong(labelled_cells)
+        # log P(labels of class j's strata | mu, kappa): (mu, kappa, class)
+        a = self.KAPPA[None, :, None] * self.MU[:, None, None]
+        b = self.KAPPA[None, :, None] * (1 - self.MU[:, None, None])
+        by_cell = special.betaln(a + right, b + wrong) - special.betaln(a, b)
+        likelihood = by_cell.reshape(*by_cell.shape[:2], C, S).sum(axis=-1)
+        mu_likelihood = special.logsumexp(likelihood, axis=1)  # kappa summed out: (mu, class)
+        nu, lam = self.NU.size // 2, self.LAM.size // 2
+        kept = min(n, self.SWEEPS)
+        states = np.empty((kept, C), dtype=np.int64)
+        for sweep in range(self.BURN + kept):
+            mu = _gumbel_max(mu_likelihood + self.upper[:, nu, lam, None], rng)  # (class,)
+            hyper = self.nu_prior + self.upper[mu].sum(axis=0)  # (nu, lam)
+            nu, lam = np.divmod(_gumbel_max(hyper.reshape(-1, 1), rng)[0], self.LAM.size)
+            if sweep >= self.BURN:
+                states[sweep - self.BURN] = mu
+        mu = states[rng.integers(0, kept, n)]  # (n, class): the chain's states, resampled
+        # kappa_j given mu_j and the labels
+        kappa = _gumbel_max(likelihood[mu, :, np.arange(C)].transpose(2, 0, 1), rng)
+        return mu, kappa
+
+    def mixes(self, labelled_cells, mu, kappa, rng: np.random.Generator) -> np.ndarray:
+        """Return the cells' mixes ``(n, cells, C)`` given hyperparameter draws ``(n, C)``.
+
+        The strata's accuracies from their Beta posteriors, each predicted class's error
+        allocation from its Dirichlet posterior.
+        """
+        right, wrong = self._right_wrong(labelled_cells)
+        mu_cell, kappa_cell = self.MU[mu][:, self.cell_class], self.KAPPA[kappa][:, self.cell_class]
+        accuracy = rng.beta(kappa_cell * mu_cell + right, kappa_cell * (1 - mu_cell) + wrong)
         errors = np.where(self.correct, 0.0, labelled_cells)
         errors = errors.reshape(-1, self.n_strata, errors.shape[1]).sum(axis=1)
-        alpha = np.broadcast_to(self.error_share + errors, (n, *errors.shape))
+        alpha = np.broadcast_to(self.error_share + errors, (mu.shape[0], *errors.shape))
         allocation = _dirichlet(rng, alpha, where=self.other)[:, self.cell_class]
         return np.where(self.correct, accuracy[..., None], (1 - accuracy[..., None]) * allocation)
 
+    def draw(self, labelled_cells: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Return ``n`` posterior draws of the cells' mixes ``(n, cells, C)``."""
+        return self.mixes(labelled_cells, *self.hyper_draws(labelled_cells, n, rng), rng)
 
-def _normalised(log_weight: np.ndarray) -> np.ndarray:
-    """Return ``exp(log_weight)`` normalised to sum to one."""
-    weight = np.exp(log_weight - log_weight.max())
-    return weight / weight.sum()
+    def _right_wrong(self, labelled_cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        right = (labelled_cells * self.correct).sum(axis=1)
+        return right, labelled_cells.sum(axis=1) - right
+
+
+def _gumbel_max(log_weight: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Return one draw per column (over axis 0) with probabilities ``exp(log_weight)``."""
+    return np.argmax(log_weight + rng.gumbel(size=log_weight.shape), axis=0)
 
 
 def _dirichlet(rng: np.random.Generator, alpha: np.ndarray, where: np.ndarray) -> np.ndarray:
@@ -311,11 +353,12 @@ def _complete(prior, labelled_cells, size, n_draws, rng) -> np.ndarray:
     they are.
     """
     unlabelled = (size - labelled_cells.sum(axis=1)).astype(np.int64)
+    mu, kappa = prior.hyper_draws(labelled_cells, n_draws, rng)
     out = np.empty((n_draws, *labelled_cells.shape))
     for start in range(0, n_draws, _DRAW_BLOCK):
-        block = min(_DRAW_BLOCK, n_draws - start)
-        theta = prior.draw(labelled_cells, block, rng)
-        out[start : start + block] = labelled_cells + rng.multinomial(unlabelled, theta)
+        block = slice(start, start + _DRAW_BLOCK)
+        theta = prior.mixes(labelled_cells, mu[block], kappa[block], rng)
+        out[block] = labelled_cells + rng.multinomial(unlabelled, theta)
     return out
 
 
