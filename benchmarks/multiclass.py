@@ -124,10 +124,13 @@ def main():
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--labels", type=int, nargs="+", default=[100, 300, 1000])
     parser.add_argument("--model-selector", type=Path, help="folder with pacs/*.npy")
+    parser.add_argument("--pools", nargs="+", help="only these pools (names as in the table)")
     args = parser.parse_args()
     start = time.time()
     rows = []
     for name, predicted, confidence, truth in pools(args.model_selector):
+        if args.pools and name not in args.pools:
+            continue
         designs = ("uniform",) if confidence is None else ("uniform", "stratified")
         for design in designs:
             for n_labels in args.labels:
