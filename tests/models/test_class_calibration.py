@@ -139,7 +139,7 @@ def _coverage(kind, design, runs=60, n_labels=300):
 # as many labels from every one of their 80 cells (four confidence strata each): the classes'
 # typical accuracies are pooled towards their unweighted mean, which the many small, less
 # precise classes pull below the large classes' precision; accuracy (and micro-F1) then covers
-# 0.65-0.73 and the lowest class's precision 0.73-0.75 (benchmarks/README.md, multiclass).
+# 0.79 at 300 labels and the lowest class's precision 0.77 (benchmarks/README.md, multiclass).
 SHORT = {("many-classes", "stratified"): {"accuracy", "micro_f1", "precision"}}
 
 
