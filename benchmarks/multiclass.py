@@ -87,7 +87,7 @@ def one_setting(name, predicted, confidence, truth, design, n_labels, runs, seed
     np.add.at(counts, (truth, predicted), 1)
     true = confusion_measures(counts)
     spec = ClassCalibration(n_classes=C, n_strata=1 if design == "uniform" else 4, draws=DRAWS)
-    cell = predicted * spec.n_strata + spec._strata(predicted, confidence)
+    cell = spec.cells(predicted, confidence)
     rng = np.random.default_rng(seed)
     hits = {m: [] for m in SCALARS + PER_CLASS}
     width = {"accuracy": [], "macro_f1": []}

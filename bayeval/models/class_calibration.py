@@ -21,7 +21,6 @@ from scipy import special
 
 from bayeval._constraints import Integer, validate_fields
 from bayeval._core.confusion_gibbs import confusion_counts
-from bayeval._core.dawid_skene import answer_counts
 from bayeval._core.multiclass import CLASS_MEASURES, SCALAR_MEASURES, confusion_measures
 from bayeval._validation import check_draws, check_int, check_positions, check_rng, plain
 from bayeval.models._systems import check_labelled, check_predictions
@@ -165,13 +164,8 @@ class ClassCalibration:
 
         rng = check_rng(rng)
         C = self.n_classes
-        if np.ndim(predictions) != 1:
-            raise ValueError(
-                f"`predictions` must be 1-d, one predicted class per item; got shape "
-                f"{np.shape(predictions)}."
-            )
-        predicted = check_predictions(np.asarray(predictions)[:, None], C)[:, 0]
-        cell = predicted * self.n_strata + self._strata(predicted, confidence)
+        cell = self.cells(predictions, confidence)
+        predicted = cell // self.n_strata
         n_cells = C * self.n_strata
         size = np.bincount(cell, minlength=n_cells)
         prior = _CellPrior(predicted, self.n_classes, self.n_strata)
@@ -192,6 +186,25 @@ class ClassCalibration:
             np.add.at(labelled_cells, (cell[positions], classes), 1.0)
             draws = _complete(prior, labelled_cells, size, self.draws, rng)
         return _datatree(self, draws, size, labelled_cells, positions.size)
+
+    def cells(self, predictions: Any, confidence: Any = None) -> np.ndarray:
+        """Return each item's cell: ``predicted class * n_strata + confidence stratum``.
+
+        The strata cut the items of each predicted class into ``n_strata`` of equal count by
+        ``confidence`` (a design stratified the same way draws its labels per cell).
+
+        Examples
+        --------
+        >>> ClassCalibration(n_classes=2, n_strata=2).cells([0, 0, 1, 1], [0.9, 0.6, 0.7, 0.8])
+        array([1, 0, 2, 3])
+        """
+        if np.ndim(predictions) != 1:
+            raise ValueError(
+                f"`predictions` must be 1-d, one predicted class per item; got shape "
+                f"{np.shape(predictions)}."
+            )
+        predicted = check_predictions(np.asarray(predictions)[:, None], self.n_classes)[:, 0]
+        return predicted * self.n_strata + self._strata(predicted, confidence)
 
     def _strata(self, predicted: np.ndarray, confidence: Any) -> np.ndarray:
         """Return each item's confidence stratum among the items of its predicted class."""
@@ -370,10 +383,9 @@ def _augment(spec, fit, item_cell, prior, size, rounds, burn, rng):
     given both (each item's prior is its cell's mix); ``rounds`` rounds after ``burn`` each
     complete ``draws / rounds`` pools.
     """
-    data, C, A = fit._data, spec.n_classes, len(fit.annotators)
-    n = len(fit.items)
-    responses = answer_counts(data.item, data.annotator, data.answer, (n, A, C))
-    gold = data.gold >= 0
+    C, A, n = spec.n_classes, len(fit.annotators), len(fit.items)
+    responses, gold_class = fit.responses()
+    gold = gold_class >= 0
     z = fit.class_draws.reshape(-1, n)[-1].copy()
     per = -(-spec.draws // rounds)  # rounds x per >= draws
     ds_prior = fit.spec.confusion_prior(C)
@@ -392,7 +404,7 @@ def _augment(spec, fit, item_cell, prior, size, rounds, burn, rng):
         with np.errstate(divide="ignore"):  # a class a cell's mix has underflowed to zero
             logit = np.log(theta[item_cell]) + log_answers
         z = np.argmax(logit + rng.gumbel(size=logit.shape), axis=1)  # Gumbel-max: a draw
-        z[gold] = data.gold[gold]
+        z[gold] = gold_class[gold]
     return np.concatenate(parts)[: spec.draws], np.array(kept)
 
 

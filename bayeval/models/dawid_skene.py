@@ -334,6 +334,15 @@ class AnnotatorPosterior:
         best = np.asarray(self.classes, dtype=object)[probability.to_numpy().argmax(axis=1)]
         return pd.Series(best, index=probability.index, name="label")
 
+    def responses(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return the answers as counts and the gold classes, indexed as ``items``/``classes``.
+
+        ``responses[i, a * C + j]``: how often annotator ``a`` answered class ``j`` for item
+        ``i``; ``gold[i]``: the gold class of item ``i``, ``-1`` for the others.
+        """
+        data, shape = self._data, (len(self.items), len(self.annotators), len(self.classes))
+        return kernel.answer_counts(data.item, data.annotator, data.answer, shape), data.gold
+
     def accuracy_draws(self) -> np.ndarray:
         """Return ``(chains, draws, A)``: each annotator's chance of answering right.
 
@@ -408,12 +417,11 @@ class AnnotatorPosterior:
                 f"`classes` must be (0, 1) for a measure of 0/1 labels; the answers' classes "
                 f"are {list(self.classes)}."
             )
-        data, positive = self._data, self.classes.index(1)
+        positive = self.classes.index(1)
         positions = bound.target.pool.positions(self.items)
         A = len(self.annotators)
-        responses = kernel.answer_counts(data.item, data.annotator, data.answer,
-                                         (len(self.items), A, 2))  # fmt: skip
-        known = data.gold >= 0
+        responses, gold = self.responses()
+        known = gold >= 0
         z = self.class_draws.reshape(-1, len(self.items))[-1] == positive
         prior = self.spec.confusion_prior(2)
         per = max(bound.spec.draws // imputations, 1)
@@ -435,7 +443,7 @@ class AnnotatorPosterior:
             log_ratio = np.log(confusion[:, positive, :]) - np.log(confusion[:, 1 - positive, :])
             logit = special.logit(p) + responses @ log_ratio.reshape(A * 2)
             z = rng.random(len(self.items)) < special.expit(logit)
-            z[known] = data.gold[known] == positive
+            z[known] = gold[known] == positive
         return ImputedMeasure(np.concatenate(parts), bound.target.outputs, self, np.array(kept))
 
     def to_datatree(self):

@@ -111,7 +111,7 @@ def _coverage(kind, design, runs=60, n_labels=300):
     np.add.at(counts, (truth, predicted), 1)
     true = confusion_measures(counts)
     spec = ClassCalibration(n_classes=C, n_strata=1 if design == "uniform" else 4, draws=1000)
-    cell = predicted * spec.n_strata + spec._strata(predicted, confidence)
+    cell = spec.cells(predicted, confidence)
     covered = {name: [] for name in SCALAR_MEASURES + CLASS_MEASURES}
     for run in range(runs):
         if design == "uniform":
