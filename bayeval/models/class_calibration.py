@@ -184,7 +184,8 @@ class ClassCalibration:
             positions, classes = check_labelled(labelled, labels, predicted.size, C)
             labelled_cells = np.zeros((n_cells, C))
             np.add.at(labelled_cells, (cell[positions], classes), 1.0)
-            draws = _complete(prior, labelled_cells, size, self.draws, rng)
+            mu, kappa, _ = prior.hyper_draws(labelled_cells, self.draws, rng)
+            draws = _complete(prior, labelled_cells, size, (mu, kappa), rng)
         return _datatree(self, draws, size, labelled_cells, positions.size)
 
     def cells(self, predictions: Any, confidence: Any = None) -> np.ndarray:
@@ -271,8 +272,9 @@ class _CellPrior:
     KAPPA = np.geomspace(0.2, 1000.0, 24)
     NU, NU_EDGES = special.expit(np.linspace(-6.0, 6.0, 49)), np.linspace(-6.125, 6.125, 50)
     LAM = np.geomspace(1.0, 2000.0, 24)
-    #: Gibbs sweeps discarded, and the most kept (draws beyond reuse the kept states)
-    BURN, SWEEPS = 100, 2000
+    #: Gibbs sweeps discarded (from the grids' middle, and going on from a chain's end), and
+    #: the most kept (draws beyond reuse the kept states)
+    BURN, WARM_BURN, SWEEPS = 100, 10, 2000
 
     def __init__(self, predicted: np.ndarray, n_classes: int, n_strata: int):
         C = n_classes
@@ -293,8 +295,13 @@ class _CellPrior:
         )  # fmt: skip
         self.nu_prior = np.log(np.diff(special.expit(self.NU_EDGES)))[:, None]
 
-    def hyper_draws(self, labelled_cells: np.ndarray, n: int, rng: np.random.Generator):
-        """Return ``n`` posterior draws of every class's ``(mu_j, kappa_j)``: grid indices."""
+    def hyper_draws(self, labelled_cells, n: int, rng: np.random.Generator, start=None):
+        """Return ``(mu, kappa, end)``: ``n`` posterior draws of every class's grid indices.
+
+        ``start``: the ``(nu, lam)`` indices a chain ended at (``end``), to go on from them
+        with a short burn-in (the rounds of data augmentation, whose labels move little from
+        one round to the next); default a fresh chain from the grids' middle.
+        """
         C, S = self.other.shape[0], self.n_strata
         right, wrong = self._right_wrong(labelled_cells)
         # log P(labels of class j's strata | mu, kappa): (mu, kappa, class)
@@ -303,19 +310,23 @@ class _CellPrior:
         by_cell = special.betaln(a + right, b + wrong) - special.betaln(a, b)
         likelihood = by_cell.reshape(*by_cell.shape[:2], C, S).sum(axis=-1)
         mu_likelihood = special.logsumexp(likelihood, axis=1)  # kappa summed out: (mu, class)
-        nu, lam = self.NU.size // 2, self.LAM.size // 2
+        burn, (nu, lam) = (
+            (self.BURN, (self.NU.size // 2, self.LAM.size // 2))
+            if start is None
+            else (self.WARM_BURN, start)
+        )
         kept = min(n, self.SWEEPS)
         states = np.empty((kept, C), dtype=np.int64)
-        for sweep in range(self.BURN + kept):
+        for sweep in range(burn + kept):
             mu = _gumbel_max(mu_likelihood + self.upper[:, nu, lam, None], rng)  # (class,)
             hyper = self.nu_prior + self.upper[mu].sum(axis=0)  # (nu, lam)
             nu, lam = np.divmod(_gumbel_max(hyper.reshape(-1, 1), rng)[0], self.LAM.size)
-            if sweep >= self.BURN:
-                states[sweep - self.BURN] = mu
+            if sweep >= burn:
+                states[sweep - burn] = mu
         mu = states[rng.integers(0, kept, n)]  # (n, class): the chain's states, resampled
         # kappa_j given mu_j and the labels
         kappa = _gumbel_max(likelihood[mu, :, np.arange(C)].transpose(2, 0, 1), rng)
-        return mu, kappa
+        return mu, kappa, (nu, lam)
 
     def mixes(self, labelled_cells, mu, kappa, rng: np.random.Generator) -> np.ndarray:
         """Return the cells' mixes ``(n, cells, C)`` given hyperparameter draws ``(n, C)``.
@@ -334,7 +345,8 @@ class _CellPrior:
 
     def draw(self, labelled_cells: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
         """Return ``n`` posterior draws of the cells' mixes ``(n, cells, C)``."""
-        return self.mixes(labelled_cells, *self.hyper_draws(labelled_cells, n, rng), rng)
+        mu, kappa, _ = self.hyper_draws(labelled_cells, n, rng)
+        return self.mixes(labelled_cells, mu, kappa, rng)
 
     def _right_wrong(self, labelled_cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         right = (labelled_cells * self.correct).sum(axis=1)
@@ -358,15 +370,16 @@ def _dirichlet(rng: np.random.Generator, alpha: np.ndarray, where: np.ndarray) -
     return np.where(total > 0, g / np.where(total > 0, total, 1.0), fallback)
 
 
-def _complete(prior, labelled_cells, size, n_draws, rng) -> np.ndarray:
+def _complete(prior, labelled_cells, size, hyper, rng) -> np.ndarray:
     """Return ``(n_draws, cells, C)``: the class counts of every cell, the unlabelled drawn.
 
-    Per draw: the cells' mixes ``theta`` from their posterior and the unlabelled items of
-    cell ``g`` ``Multinomial(size[g] - labelled, theta[g])``; the labelled items are added as
-    they are.
+    Per draw of the hyperparameters ``hyper`` (``prior.hyper_draws``' ``mu, kappa``): the
+    cells' mixes ``theta`` from their posterior and the unlabelled items of cell ``g``
+    ``Multinomial(size[g] - labelled, theta[g])``; the labelled items are added as they are.
     """
     unlabelled = (size - labelled_cells.sum(axis=1)).astype(np.int64)
-    mu, kappa = prior.hyper_draws(labelled_cells, n_draws, rng)
+    mu, kappa = hyper
+    n_draws = mu.shape[0]
     out = np.empty((n_draws, *labelled_cells.shape))
     for start in range(0, n_draws, _DRAW_BLOCK):
         block = slice(start, start + _DRAW_BLOCK)
@@ -378,9 +391,10 @@ def _complete(prior, labelled_cells, size, n_draws, rng) -> np.ndarray:
 def _augment(spec, fit, item_cell, prior, size, rounds, burn, rng):
     """Return ``(cell counts draws, labelled cell counts per kept round)`` given answers.
 
-    Data augmentation: alternately the prior's ``(mu, kappa)`` and the cells' mixes given the
-    items' classes, the annotators' confusions given the classes and answers, and the classes
-    given both (each item's prior is its cell's mix); ``rounds`` rounds after ``burn`` each
+    Data augmentation: alternately the prior's hyperparameters (a chain that goes on from round
+    to round) and the cells' mixes given the items' classes, the annotators' confusions given
+    the classes and answers, and the classes given both (each item's prior is its cell's mix);
+    ``rounds`` rounds after ``burn`` each
     complete ``draws / rounds`` pools.
     """
     C, A, n = spec.n_classes, len(fit.annotators), len(fit.items)
@@ -389,14 +403,18 @@ def _augment(spec, fit, item_cell, prior, size, rounds, burn, rng):
     z = fit.class_draws.reshape(-1, n)[-1].copy()
     per = -(-spec.draws // rounds)  # rounds x per >= draws
     ds_prior = fit.spec.confusion_prior(C)
-    parts, kept = [], []
+    parts, kept, chain = [], [], None
     for round_ in range(burn + rounds):
         labelled_cells = np.zeros(prior.correct.shape)
         np.add.at(labelled_cells, (item_cell, z), 1.0)
+        # the hyperparameters' chain goes on from round to round; one of its draws moves the
+        # labels, the others (in the rounds kept) complete the pool
+        wanted = per + 1 if round_ >= burn else 1
+        mu, kappa, chain = prior.hyper_draws(labelled_cells, wanted, rng, start=chain)
         if round_ >= burn:
-            parts.append(_complete(prior, labelled_cells, size, per, rng))
+            parts.append(_complete(prior, labelled_cells, size, (mu[1:], kappa[1:]), rng))
             kept.append(labelled_cells)
-        theta = prior.draw(labelled_cells, 1, rng)[0]
+        theta = prior.mixes(labelled_cells, mu[:1], kappa[:1], rng)[0]
         counts = ds_prior + confusion_counts(np.eye(C)[z], responses, A)
         confusion = _dirichlet(rng, counts, where=np.ones(counts.shape, dtype=bool))
         # log P(answers | class c) = sum over (annotator a, answer j) of count * log theta[a, c, j]
