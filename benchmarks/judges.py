@@ -101,9 +101,12 @@ def ppi_intervals(measure, pool, truth, labelled):
     }
 
 
-def active_intervals(pool, truth, budgets, seed, bound, judge_strata=1):
-    """Run AIS (built for F1, the judge in its model) and score every measure at each budget."""
-    proposal = ScoreCalibration(floor="open", judge_strata=judge_strata)  # AIS's default floor
+def active_intervals(pool, truth, budgets, seed, bound, options):
+    """Run AIS (built for F1, the judge in its model) and score every measure at each budget.
+
+    ``options`` are the model's (``ScoreCalibration(**options)``), for AIS's proposal too.
+    """
+    proposal = ScoreCalibration(floor="open", **options)  # AIS's default floor
     sampler = be.sampling.AIS(pool, MEASURES["f1"], calibration=proposal, rng=seed)
     out = {}
     for n in budgets:
@@ -117,13 +120,17 @@ def active_intervals(pool, truth, budgets, seed, bound, judge_strata=1):
     return out
 
 
-def run_pool(pool_name, pool, truth, budgets, repeats, active, judge_strata=1):
-    """Rows ``(pool, measure, method, budget, seed, lower, upper, truth)`` of every interval."""
+def run_pool(pool_name, pool, truth, budgets, repeats, active, options=None):
+    """Rows ``(pool, measure, method, budget, seed, lower, upper, truth)`` of every interval.
+
+    ``options``: of the model, ``ScoreCalibration(**options)`` (default: its defaults).
+    """
+    options = options or {}
     bare = be.Pool(pool.scores, pool.predictions)
     truths = {
         name: float(m.value(truth, predictions=pool.predictions)[0]) for name, m in MEASURES.items()
     }
-    spec = ScoreCalibration(judge_strata=judge_strata)
+    spec = ScoreCalibration(**options)
     bound = {name: spec.bind(pool, m) for name, m in MEASURES.items()}
     bound_bare = {name: spec.bind(bare, m) for name, m in MEASURES.items()}
     rows = []
@@ -143,7 +150,7 @@ def run_pool(pool_name, pool, truth, budgets, repeats, active, judge_strata=1):
                     for method, ci in ppi_intervals(name, pool, truth, labelled).items():
                         found[n, name, method] = ci
         if active:
-            found_active = active_intervals(pool, truth, budgets, seed, bound, judge_strata)
+            found_active = active_intervals(pool, truth, budgets, seed, bound, options)
             for (n, name), ci in found_active.items():
                 found[n, name, "bayeval AIS"] = ci
         for (n, name, method), (lo, hi) in found.items():
@@ -209,8 +216,12 @@ def main():
     parser.add_argument("--size", type=int, default=20_000)
     parser.add_argument("--active", action="store_true", help="also run AIS with the judge")
     parser.add_argument(
-        "--judge-strata", type=int, default=1,
-        help="ScoreCalibration(judge_strata=...): a judge shift per score stratum",
+        "--judge-strata", type=int, default=None,
+        help="ScoreCalibration(judge_strata=...): score strata of the judge's shift",
+    )  # fmt: skip
+    parser.add_argument(
+        "--judge-step", type=float, default=None,
+        help="ScoreCalibration(judge_step=...): the shift's step from stratum to stratum",
     )  # fmt: skip
     parser.add_argument("--out", type=Path, default=None, help="write every interval (JSON)")
     parser.add_argument(
@@ -221,15 +232,19 @@ def main():
     from benchmarks._common import machine_info, markdown_table
 
     start = time.perf_counter()
+    options = {
+        name: value
+        for name, value in (("judge_strata", args.judge_strata), ("judge_step", args.judge_step))
+        if value is not None
+    }
     rows = []
     for name in args.pools:
         pool, truth = judge_pool(name, size=args.size, rng=0)
-        rows += run_pool(name, pool, truth, args.budgets, args.repeats, args.active,
-                         args.judge_strata)  # fmt: skip
+        rows += run_pool(name, pool, truth, args.budgets, args.repeats, args.active, options)
         print(f"{name}: done at {time.perf_counter() - start:.0f} s", flush=True)
     if args.model_selector is not None:
         pool, truth = model_selector_pool(args.model_selector, "qnli")
-        rows += run_pool("qnli", pool, truth, args.budgets, args.repeats, args.active)
+        rows += run_pool("qnli", pool, truth, args.budgets, args.repeats, args.active, options)
     summary = summarise(rows)
     needed = labels_for_width(summary)
     table = []

@@ -5,7 +5,9 @@ logit-score) in prediction group ``g`` is positive with probability
 
     P(t) = phi + (1 - phi - psi) * sigmoid(a + delta_g + b t),
 
-``a ~ N(0, intercept_scale)``, ``delta_g ~ N(0, group_scale)`` (only with several groups),
+``a ~ N(0, intercept_scale)``, ``delta_g ~ N(0, group_scale)`` (only with several groups;
+groups that are the score strata of one judge's answer follow a random walk instead, see
+:class:`CalibrationPrior`),
 ``b ~ HalfCauchy(slope_scale)`` (or ``HalfNormal``), and optionally a floor ``phi``
 (positives that no score predicts) and a ceiling gap ``psi`` (negatives that no score
 predicts), each with a :class:`SharePrior` on its logarithm (uniform on a range, or a normal law
@@ -90,7 +92,11 @@ class CalibrationPrior:
     """Scales of the priors, the number of groups and the shares' priors (see the module notes).
 
     ``slope_law`` is the slope's prior, ``"halfcauchy"`` or ``"halfnormal"`` with scale
-    ``slope_scale``.
+    ``slope_scale``. The groups come in consecutive runs of ``walk_length`` (a judge's score
+    strata, lowest first, for one prediction pattern and judge answer); within a run the shifts
+    are a Gaussian random walk, the first ``N(0, group_scale)`` and each next the one before
+    plus ``N(0, walk_scale)``, so neighbouring strata share what the labels say about the judge
+    and the shift may still change across the scores where the labels demand it.
     """
 
     intercept_scale: float
@@ -100,6 +106,8 @@ class CalibrationPrior:
     floor: SharePrior | None  # of phi, or None (phi = 0)
     ceiling: SharePrior | None  # of psi, or None (psi = 0)
     slope_law: str = "halfcauchy"
+    walk_length: int = 1
+    walk_scale: float = 1.0
 
     @property
     def dim(self) -> int:
@@ -188,7 +196,9 @@ def log_prior(theta: np.ndarray, prior: CalibrationPrior) -> np.ndarray:
     G = prior.n_groups
     out = _log_normal(theta[..., 0], prior.intercept_scale)
     if G > 1:
-        out = out + _log_normal(theta[..., 1 : 1 + G], prior.group_scale).sum(-1)
+        runs = _runs(theta[..., 1 : 1 + G], prior)
+        out = out + _log_normal(runs[..., 0], prior.group_scale).sum(-1)
+        out = out + _log_normal(np.diff(runs, axis=-1), prior.walk_scale).sum((-2, -1))
     at = _slope_index(prior)
     u = theta[..., at]  # log slope: the slope's density times the Jacobian e^u
     ratio = np.exp(u) / prior.slope_scale
@@ -199,6 +209,22 @@ def log_prior(theta: np.ndarray, prior: CalibrationPrior) -> np.ndarray:
     for j, share in enumerate(prior.bounded):
         out = out + share.log_density(theta[..., at + 1 + j])
     return out
+
+
+def _runs(delta: np.ndarray, prior: CalibrationPrior) -> np.ndarray:
+    """Reshape the group shifts ``(..., G)`` into ``(..., G / walk_length, walk_length)`` walks."""
+    return delta.reshape(delta.shape[:-1] + (-1, prior.walk_length))
+
+
+def _d_log_prior_groups(delta: np.ndarray, prior: CalibrationPrior) -> np.ndarray:
+    """Gradient of the groups' log prior at one point ``delta (G,)``."""
+    runs = _runs(delta, prior)
+    grad = np.zeros_like(runs)
+    grad[:, 0] = -runs[:, 0] / prior.group_scale**2
+    step = np.diff(runs, axis=-1) / prior.walk_scale**2  # each step pulls its two ends together
+    grad[:, 1:] -= step
+    grad[:, :-1] += step
+    return grad.ravel()
 
 
 def log_likelihood(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np.ndarray:
@@ -269,7 +295,7 @@ def _gradient(theta: np.ndarray, prior: CalibrationPrior, rows: Rows) -> np.ndar
     grad[0] = d_eta.sum() - theta[0] / prior.intercept_scale**2
     if G > 1:
         grad[1 : 1 + G] = np.bincount(rows.group, weights=d_eta, minlength=G)
-        grad[1 : 1 + G] -= theta[1 : 1 + G] / prior.group_scale**2
+        grad[1 : 1 + G] += _d_log_prior_groups(theta[1 : 1 + G], prior)
     at = _slope_index(prior)
     ratio2 = (slope / prior.slope_scale) ** 2  # d/du of the log prior, Jacobian included:
     if prior.slope_law == "halfcauchy":  # -log(1 + r^2) + u with r = e^u / s
@@ -337,11 +363,17 @@ def fit_mode(prior: CalibrationPrior, rows: Rows, start: np.ndarray | None = Non
 
 @dataclass(frozen=True)
 class ParameterDraws:
-    """Draws of ``theta`` and the importance sampler's effective sample size."""
+    """Draws of ``theta``, the importance sampler's effective sample size and the moves after it.
+
+    ``moves`` is 0 where the importance weights sufficed, else the Metropolis steps every draw
+    took (see :func:`draw_parameters`) and ``acceptance`` their mean acceptance rate.
+    """
 
     theta: np.ndarray  # (draws, dim)
     ess: float
     n_proposals: int
+    moves: int = 0
+    acceptance: float = 1.0
 
 
 def draw_parameters(
@@ -354,6 +386,8 @@ def draw_parameters(
     df: float = 4.0,
     start: np.ndarray | None = None,
     rounds: int = 6,
+    min_ess: float = 0.2,
+    moves: int = 200,
 ) -> ParameterDraws:
     """Draw ``theta`` from the posterior by adaptive importance sampling, then resample.
 
@@ -368,6 +402,14 @@ def draw_parameters(
     bounded wherever any round covered the posterior. ``n_draws`` draws are taken from the
     weighted proposals by systematic resampling (Rubin's sampling-importance-resampling) and
     shuffled.
+
+    Where the effective sample size stays below ``min_ess`` times ``n_draws`` (a posterior
+    far from any ``t``, as with many groups of few labels each: the judge's score strata), the
+    resampled draws, a few distinct points, are moved (resample-move, Gilks & Berzuini 2001):
+    each takes ``moves`` steps of a random-walk Metropolis chain whose target is the posterior,
+    all draws in parallel, its proposal normal with the weighted covariance scaled by
+    ``2.38^2 / dim`` (Roberts, Gelman & Gilks 1997). Started near the posterior, every chain
+    keeps it as its stationary law, and the steps spread the duplicates apart.
     """
     mode = fit_mode(prior, rows, start)
     S = n_draws if n_proposals is None else n_proposals
@@ -396,7 +438,30 @@ def draw_parameters(
     # systematic resampling: one uniform, n_draws evenly spaced points on the weights' CDF
     points = (rng.random() + np.arange(n_draws)) / n_draws
     picked = np.minimum(np.searchsorted(np.cumsum(w), points), every.shape[0] - 1)
-    return ParameterDraws(every[rng.permutation(picked)], float(ess), every.shape[0])
+    theta = every[rng.permutation(picked)]
+    if ess >= min_ess * n_draws or moves == 0:
+        return ParameterDraws(theta, float(ess), every.shape[0])
+    centre = w @ every
+    dev = every - centre
+    covariance = (dev * w[:, None]).T @ dev + 1e-9 * np.eye(prior.dim)
+    theta, acceptance = _metropolis(theta, prior, rows, covariance, moves, rng)
+    return ParameterDraws(theta, float(ess), every.shape[0], moves, acceptance)
+
+
+def _metropolis(theta, prior, rows, covariance, steps, rng):
+    """Move every draw ``steps`` random-walk Metropolis steps; return them and the acceptance."""
+    chol = np.linalg.cholesky(covariance * 2.38**2 / prior.dim)
+    log_post = log_posterior(theta, prior, rows)
+    accepted = 0
+    for _ in range(steps):
+        proposal = theta + rng.standard_normal(theta.shape) @ chol.T
+        log_new = log_posterior(proposal, prior, rows)
+        accept = np.log(rng.random(theta.shape[0])) < np.where(
+            np.isfinite(log_new), log_new - log_post, -np.inf
+        )
+        theta[accept], log_post[accept] = proposal[accept], log_new[accept]
+        accepted += int(accept.sum())
+    return theta, accepted / (steps * theta.shape[0])
 
 
 def _draw_t(mean, cov, df, n, rng):

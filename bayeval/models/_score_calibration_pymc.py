@@ -34,7 +34,8 @@ def score_calibration_model(prior: Any, rows: Any) -> pm.Model:
     -------
     pymc.Model
         Coordinates ``row`` (and ``group`` with several groups); data ``t``, ``trials``; free
-        variables ``intercept`` (``a``), ``delta`` (several groups), ``slope``, ``log_floor``
+        variables ``intercept`` (``a``), ``delta`` (several groups; with judge strata the
+        deterministic sum of ``delta_first`` and ``delta_step``), ``slope``, ``log_floor``
         (with a floor) and ``log_ceiling_gap`` (with a ceiling); deterministic ``floor`` and
         ``ceiling_gap``; observed ``y`` (positives per row).
 
@@ -59,7 +60,14 @@ def score_calibration_model(prior: Any, rows: Any) -> pm.Model:
         t = pm.Data("t", rows.t, dims="row")
         a = pm.Normal("intercept", 0.0, prior.intercept_scale)
         if G > 1:
-            delta = pm.Normal("delta", 0.0, prior.group_scale, dims="group")
+            if prior.walk_length > 1:  # each run of judge strata a random walk (the kernel's)
+                runs, length = G // prior.walk_length, prior.walk_length
+                first = pm.Normal("delta_first", 0.0, prior.group_scale, shape=(runs, 1))
+                steps = pm.Normal("delta_step", 0.0, prior.walk_scale, shape=(runs, length - 1))
+                walk = pm.math.cumsum(pm.math.concatenate([first, steps], axis=1), axis=1)
+                delta = pm.Deterministic("delta", walk.reshape((G,)), dims="group")
+            else:
+                delta = pm.Normal("delta", 0.0, prior.group_scale, dims="group")
             a = a + delta[rows.group]
         if prior.slope_law == "halfcauchy":
             b = pm.HalfCauchy("slope", prior.slope_scale)
