@@ -22,7 +22,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 test: lint
-	$(BIN)/python -m pytest tests bayeval notebooks --nbmake -p no:cacheprovider
+	$(BIN)/python -m pytest tests bayeval notebooks --nbmake -p no:cacheprovider --durations=30
 
 # Label 1,000 of the 499,500 FEBRL record pairs with AIS (the truth as oracle); `bayeval demo` is
 # the earlier walk-through (intervals from a fixed stratified sample).

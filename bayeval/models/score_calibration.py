@@ -150,10 +150,11 @@ class ScoreCalibration:
         score stratum to the next (a Gaussian random walk over the strata, lowest first, its
         first stratum's shift ``N(0, group_scale)``). Small: the strata share one shift
         unless many labels show otherwise; large: each stratum learns its own shift from its
-        own labels. The default, with 16 strata, is the smallest of those measured that keeps
-        AIS's intervals honest on ``easy-hard`` (benchmarks/README.md); where the judge is
-        equally reliable at every score it costs width against one shift (on the ``biased``
-        pool with AIS at 400 labels, 17% for F1 and about 45% for accuracy and recall).
+        own labels. The defaults made AIS's intervals cover on every judge pool of the
+        benchmark (``benchmarks/README.md``, judges); where the judge is equally reliable at
+        every score they cost width against one shift with AIS (the accurate judge's pool at
+        400 labels: 9% for F1, 20% for accuracy and recall) and next to none with uniform
+        labels.
     draws, chains : int, default 1000 and 4
         Posterior draws in all (split into ``chains``). With ``engine="pymc"`` a
         :class:`CalibrationWarning` names any variable whose ``r_hat`` exceeds 1.01 or whose

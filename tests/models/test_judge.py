@@ -150,14 +150,14 @@ def test_ais_with_the_judge_needs_fewer_labels_than_uniform_ones():
 def test_ais_intervals_hold_where_the_judges_reliability_varies_with_the_score():
     # AIS spends its labels where the model is unsure; with one shift of the curve per judge
     # answer the rest of the pool is left to a shift that averages a judge right on 97% of the
-    # easy items and 60% of the hard ones. The default shift per score stratum covered all 40
-    # runs and the one shift 6 of them (measured), so the contrast cannot pass by luck
+    # easy items and 60% of the hard ones. The default shift per score stratum covered all 30
+    # runs and the one shift 3 of them (measured), so the contrast cannot pass by luck
     pool, truth = judge_pool("easy-hard")
     f1 = be.measures.FScore()
     true = f1.value(truth, predictions=pool.predictions)[0]
     covered = {"default": 0, "one shift": 0}
     models = {"default": ScoreCalibration(), "one shift": ScoreCalibration(judge_strata=1)}
-    for seed in range(40):
+    for seed in range(30):
         run = be.evaluate(pool, f1, truth, 400, "ais", rng=seed)
         for name, model in models.items():
             with warnings.catch_warnings():  # the misfit one shift concentrates the weights
@@ -165,9 +165,9 @@ def test_ais_intervals_hold_where_the_judges_reliability_varies_with_the_score()
                 estimate = run.sampler.estimate(model=model)
             _, lower, upper = (float(v[0]) for v in estimate.per_output(0.95, "posterior"))
             covered[name] += bool(lower <= true <= upper)
-    # a calibrated 95% interval covers 33 or fewer of 40 with probability 0.003 (binomial)
-    assert covered["default"] >= 34, covered
-    assert covered["one shift"] <= 30, covered
+    # a calibrated 95% interval covers 24 or fewer of 30 with probability 0.003 (binomial)
+    assert covered["default"] >= 25, covered
+    assert covered["one shift"] <= 22, covered
 
 
 @pytest.mark.slow
