@@ -63,7 +63,7 @@ def test_the_gibbs_draws_follow_the_exact_posterior():
 
 @pytest.mark.slow
 def test_nuts_draws_follow_the_exact_posterior():
-    _check_against_exact(SystemConfusion(draws=8_000, engine="pymc"), rng=1)
+    _check_against_exact(SystemConfusion(draws=4_000, engine="pymc"), rng=1)
 
 
 def test_every_item_labelled_gives_the_truth_in_every_draw():
