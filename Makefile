@@ -21,8 +21,13 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check bayeval tests benchmarks scripts
 	$(BIN)/lint-imports
 
+# One worker per core (pytest-xdist; a module's tests and fixtures stay on one worker), each on
+# one BLAS thread so that the workers do not oversubscribe the cores.
+test: export OPENBLAS_NUM_THREADS = 1
+test: export OMP_NUM_THREADS = 1
 test: lint
-	$(BIN)/python -m pytest tests bayeval notebooks --nbmake -p no:cacheprovider --durations=30
+	$(BIN)/python -m pytest tests bayeval notebooks --nbmake -p no:cacheprovider --durations=30 \
+		-n auto --dist loadscope
 
 # Label 1,000 of the 499,500 FEBRL record pairs with AIS (the truth as oracle); `bayeval demo` is
 # the earlier walk-through (intervals from a fixed stratified sample).

@@ -1,8 +1,15 @@
-"""Shared fixtures: Webber's worked example and a stratified sample."""
+"""Shared fixtures: Webber's worked example and a stratified sample; wide CLI output."""
 
 import pytest
 
 import bayeval as be
+
+
+@pytest.fixture(autouse=True)
+def wide_console(monkeypatch):
+    """Print the CLI's output 200 columns wide: rich wraps at 80 without a terminal, which
+    splits the long temporary paths of parallel workers that the tests look for."""
+    monkeypatch.setenv("COLUMNS", "200")
 
 
 @pytest.fixture
