@@ -23,7 +23,8 @@ run from the repository root with ``PYTHONPATH=/tmp/ck``::
     PYTHONPATH=/tmp/ck .venv/bin/python -m benchmarks.annotators --crowds 20
 
 ``--measure-runs N`` instead measures how the annotators' noise reaches a measure's interval
-(:func:`measure_runs`; it needs no crowd-kit).
+(:func:`measure_runs`), and ``--autocorrelation N`` how strongly the data augmentation's rounds
+are correlated over ``N`` rounds (:func:`round_autocorrelation`); neither needs crowd-kit.
 """
 
 from __future__ import annotations
@@ -76,7 +77,55 @@ def one_crowd(seed, n_items, n_annotators, per_item):
     }
 
 
-def measure_runs(runs: int, imputations: int, burn: int):
+def _noisy_setting():
+    """The pool, its accuracy, the bound model and a function from a seed to its answers."""
+    import bayeval as be
+    from bayeval.models import DawidSkene, ScoreCalibration
+    from bayeval.simulate.crowds import noisy_labels
+    from bayeval.simulate.judge_pools import judge_pool
+
+    pool, truth = judge_pool("uninformative", size=5_000)
+    measure = be.measures.Accuracy()
+    true = measure.value(truth, predictions=pool.predictions)[0]
+    bound = ScoreCalibration(draws=400).bind(pool, measure)
+
+    def answers(seed):
+        labelled, item, answer, majority, names = noisy_labels(
+            truth, 1_000, np.random.default_rng(seed)
+        )
+        fit = DawidSkene(draws=400).fit(item, names, answer, pool=pool, rng=seed)
+        return labelled, majority, fit
+
+    return truth, true, bound, answers
+
+
+def round_autocorrelation(seeds: int, rounds: int, sweeps: int):
+    """The autocorrelation of the measure's round means over ``rounds`` rounds (20 burnt).
+
+    The setting of :func:`measure_runs`; per seed one chain of ``measure_posterior`` with one
+    round per imputation (``bound.spec.draws / rounds`` draws each, averaged).
+    """
+    import warnings
+
+    from bayeval.models import CalibrationWarning
+
+    _, _, bound, answers = _noisy_setting()
+    rows = []
+    for seed in range(seeds):
+        _, _, fit = answers(seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CalibrationWarning)
+            imputed = fit.measure_posterior(
+                bound, imputations=rounds, burn=20, sweeps=sweeps, rng=seed
+            )
+        means = imputed.measure_draws().reshape(rounds, -1).mean(axis=1)
+        x = means - means.mean()
+        acf = [np.sum(x[:-lag] * x[lag:]) / np.sum(x * x) for lag in (1, 2, 5, 10)]
+        rows.append([sweeps, seed, rounds, *(f"{a:+.2f}" for a in acf)])
+    return rows
+
+
+def measure_runs(runs: int, imputations: int, burn: int, sweeps: int):
     """Coverage of the accuracy's 95% interval when annotators' labels are noisy.
 
     A 5,000-item pool (``judge_pool("uninformative")``'s system), 1,000 items labelled
@@ -86,26 +135,17 @@ def measure_runs(runs: int, imputations: int, burn: int):
     """
     import warnings
 
-    import bayeval as be
-    from bayeval.models import CalibrationWarning, DawidSkene, ScoreCalibration
-    from bayeval.simulate.crowds import noisy_labels
-    from bayeval.simulate.judge_pools import judge_pool
+    from bayeval.models import CalibrationWarning
 
-    pool, truth = judge_pool("uninformative", size=5_000)
-    measure = be.measures.Accuracy()
-    true = measure.value(truth, predictions=pool.predictions)[0]
-    bound = ScoreCalibration(draws=400).bind(pool, measure)
+    truth, true, bound, answers = _noisy_setting()
     found = {"joint": [], "majority": [], "true labels": []}
     for seed in range(runs):
-        labelled, item, answer, majority, names = noisy_labels(
-            truth, 1_000, np.random.default_rng(seed)
-        )
-        fit = DawidSkene(draws=400).fit(item, names, answer, pool=pool, rng=seed)
+        labelled, majority, fit = answers(seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", CalibrationWarning)
             draws = {
                 "joint": fit.measure_posterior(bound, imputations=imputations, burn=burn,
-                                               rng=seed).measure_draws(),
+                                               sweeps=sweeps, rng=seed).measure_draws(),
                 "majority": bound.fit(labelled, majority, rng=seed).measure,
                 "true labels": bound.fit(labelled, truth[labelled], rng=seed).measure,
             }  # fmt: skip
@@ -115,7 +155,7 @@ def measure_runs(runs: int, imputations: int, burn: int):
     rows = []
     for key, results in found.items():
         covered, error, width = (np.array(v, dtype=float) for v in zip(*results, strict=True))
-        rows.append([key, imputations, burn, f"{int(covered.sum())} / {runs}",
+        rows.append([key, imputations, burn, sweeps, f"{int(covered.sum())} / {runs}",
                      f"{error.mean():+.4f}", f"{error.std():.4f}",
                      f"{width.mean():.4f}"])  # fmt: skip
     return rows
@@ -131,15 +171,26 @@ def main():
         "--measure-runs", type=int, default=0,
         help="instead: this many runs of the accuracy's coverage under noisy labels",
     )  # fmt: skip
-    parser.add_argument("--imputations", type=int, default=20)
-    parser.add_argument("--burn", type=int, default=10)
+    parser.add_argument(
+        "--autocorrelation", type=int, default=0,
+        help="instead: the autocorrelation of this many rounds' measure (four seeds)",
+    )  # fmt: skip
+    parser.add_argument("--imputations", type=int, default=100)
+    parser.add_argument("--burn", type=int, default=20)
+    parser.add_argument("--sweeps", type=int, default=10)
     args = parser.parse_args()
     from benchmarks._common import machine_info, markdown_table
 
+    if args.autocorrelation:
+        rows = round_autocorrelation(4, args.autocorrelation, args.sweeps)
+        header = ["sweeps", "seed", "rounds", "lag 1", "lag 2", "lag 5", "lag 10"]
+        print(markdown_table(header, rows))
+        print(json.dumps(machine_info(), indent=1))
+        return
     if args.measure_runs:
-        rows = measure_runs(args.measure_runs, args.imputations, args.burn)
-        header = ["labels from", "rounds kept", "rounds burnt", "covered", "median error (mean)",
-                  "median error (sd)", "width"]  # fmt: skip
+        rows = measure_runs(args.measure_runs, args.imputations, args.burn, args.sweeps)
+        header = ["labels from", "rounds kept", "rounds burnt", "sweeps", "covered",
+                  "median error (mean)", "median error (sd)", "width"]  # fmt: skip
         print(markdown_table(header, rows))
         print(json.dumps(machine_info(), indent=1))
         return
