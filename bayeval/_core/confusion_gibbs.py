@@ -23,7 +23,13 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-__all__ = ["confusion_counts", "gibbs_confusion", "gibbs_responses", "one_hot_patterns"]
+__all__ = [
+    "confusion_counts",
+    "gibbs_confusion",
+    "gibbs_responses",
+    "one_hot_patterns",
+    "sweep_classes",
+]
 
 
 def one_hot_patterns(patterns: np.ndarray, n_classes: int) -> np.ndarray:
@@ -53,6 +59,60 @@ def _dirichlet(rng: np.random.Generator, alpha: np.ndarray) -> np.ndarray:
     total = g.sum(axis=-1, keepdims=True)
     # a row whose gammas all underflow (tiny concentrations) gets its largest entry
     return np.where(total > 0, g / np.where(total > 0, total, 1.0), g == g.max(-1, keepdims=True))
+
+
+def sweep_classes(
+    classes: np.ndarray,
+    log_prior: np.ndarray,
+    responses: np.ndarray,
+    confusion_prior: np.ndarray,
+    known: np.ndarray,
+    sweeps: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Return the items' classes after ``sweeps`` Gibbs sweeps of annotators who disagree.
+
+    One sweep draws every annotator's confusion matrix given the classes and the answers
+    (``Dirichlet(confusion_prior + counts)``), then every item's class given the confusions,
+    its answers and its prior ``log_prior`` (an item's answers are independent given its
+    class). The items ``known`` (gold) keep their classes. The data augmentation of a
+    measure's model (its curve or cells give ``log_prior``) runs a few sweeps per round: the
+    classes and the confusions inform each other strongly, so one sweep moves them little.
+
+    Parameters
+    ----------
+    classes : ndarray of int, shape (n,)
+        Each item's class ``0..C-1`` now.
+    log_prior : ndarray, shape (n, C)
+        Each item's log prior probability of each class.
+    responses : ndarray, shape (n, A * C)
+        How often each annotator gave each answer on each item (:func:`gibbs_responses`).
+    confusion_prior : ndarray, shape (C, C)
+        Dirichlet concentrations of the rows of every annotator's confusion matrix.
+    known : ndarray of bool, shape (n,)
+        Items whose class is known (gold): they keep it.
+    sweeps : int
+        Sweeps to run.
+    rng : numpy.random.Generator
+        Source of the draws.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n,)
+        The classes after the last sweep.
+    """
+    C = log_prior.shape[1]
+    A = responses.shape[1] // C
+    for _ in range(sweeps):
+        confusion = _dirichlet(rng, confusion_prior + confusion_counts(np.eye(C)[classes],
+                                                                       responses, A))  # fmt: skip
+        with np.errstate(divide="ignore"):  # an answer whose probability underflowed
+            # log P(answers | class c): sum over (annotator a, answer j) of count * log theta
+            log_answers = responses @ np.log(confusion).transpose(0, 2, 1).reshape(A * C, C)
+        logit = log_prior + log_answers
+        drawn = np.argmax(logit + rng.gumbel(size=logit.shape), axis=1)  # Gumbel-max: a draw
+        classes = np.where(known, classes, drawn)
+    return classes
 
 
 def gibbs_confusion(

@@ -20,7 +20,7 @@ import numpy as np
 from scipy import special
 
 from bayeval._constraints import Integer, validate_fields
-from bayeval._core.confusion_gibbs import confusion_counts
+from bayeval._core.confusion_gibbs import sweep_classes
 from bayeval._core.multiclass import CLASS_MEASURES, SCALAR_MEASURES, confusion_measures
 from bayeval._validation import check_draws, check_int, check_positions, check_rng, plain
 from bayeval.models._systems import check_labelled, check_predictions
@@ -115,8 +115,9 @@ class ClassCalibration:
         labels: Any = None,
         *,
         confidence: Any = None,
-        rounds: int = 20,
-        burn: int = 10,
+        rounds: int = 100,
+        burn: int = 20,
+        sweeps: int = 10,
         rng: Any = None,
     ):
         """Return the posterior of the system's confusion matrix and measures on this pool.
@@ -137,9 +138,13 @@ class ClassCalibration:
         confidence : array_like of float, shape (n_items,), optional
             How sure the system is of each prediction (its top score); needed when
             ``n_strata > 1``.
-        rounds, burn : int, default 20 and 10
+        rounds, burn : int, default 100 and 20
             With an annotators' fit: the data-augmentation rounds kept (each gives
             ``draws / rounds`` draws) and those discarded first.
+        sweeps : int, default 10
+            With an annotators' fit: sweeps of the annotators' model (their confusions, then
+            the items' classes) per round (the two inform each other strongly, so one sweep
+            moves them little; see ``DawidSkene.measure_posterior``).
         rng : int, numpy.random.Generator or None
             Seed or generator of every draw.
 
@@ -177,8 +182,11 @@ class ClassCalibration:
                 )
             check_int(rounds, "rounds", minimum=1)
             check_int(burn, "burn", minimum=0)
+            check_int(sweeps, "sweeps", minimum=1)
             positions = self._annotated_positions(labels, predicted.size)
-            draws, kept = _augment(self, labels, cell[positions], prior, size, rounds, burn, rng)
+            draws, kept = _augment(
+                self, labels, cell[positions], prior, size, rounds, burn, sweeps, rng
+            )
             labelled_cells = kept.mean(axis=0)
         else:
             positions, classes = check_labelled(labelled, labels, predicted.size, C)
@@ -388,19 +396,19 @@ def _complete(prior, labelled_cells, size, hyper, rng) -> np.ndarray:
     return out
 
 
-def _augment(spec, fit, item_cell, prior, size, rounds, burn, rng):
+def _augment(spec, fit, item_cell, prior, size, rounds, burn, sweeps, rng):
     """Return ``(cell counts draws, labelled cell counts per kept round)`` given answers.
 
     Data augmentation: alternately the prior's hyperparameters (a chain that goes on from round
-    to round) and the cells' mixes given the items' classes, the annotators' confusions given
-    the classes and answers, and the classes given both (each item's prior is its cell's mix);
-    ``rounds`` rounds after ``burn`` each
-    complete ``draws / rounds`` pools.
+    to round) and the cells' mixes given the items' classes, then ``sweeps`` times the
+    annotators' confusions given the classes and answers and the classes given both (each
+    item's prior is its cell's mix); ``rounds`` rounds after ``burn`` each complete
+    ``draws / rounds`` pools.
     """
-    C, A, n = spec.n_classes, len(fit.annotators), len(fit.items)
+    C, n = spec.n_classes, len(fit.items)
     responses, gold_class = fit.responses()
     gold = gold_class >= 0
-    z = fit.class_draws.reshape(-1, n)[-1].copy()
+    z = np.where(gold, gold_class, fit.class_draws.reshape(-1, n)[-1])
     per = -(-spec.draws // rounds)  # rounds x per >= draws
     ds_prior = fit.spec.confusion_prior(C)
     parts, kept, chain = [], [], None
@@ -415,14 +423,9 @@ def _augment(spec, fit, item_cell, prior, size, rounds, burn, rng):
             parts.append(_complete(prior, labelled_cells, size, (mu[1:], kappa[1:]), rng))
             kept.append(labelled_cells)
         theta = prior.mixes(labelled_cells, mu[:1], kappa[:1], rng)[0]
-        counts = ds_prior + confusion_counts(np.eye(C)[z], responses, A)
-        confusion = _dirichlet(rng, counts, where=np.ones(counts.shape, dtype=bool))
-        # log P(answers | class c) = sum over (annotator a, answer j) of count * log theta[a, c, j]
-        log_answers = responses @ np.log(confusion).transpose(0, 2, 1).reshape(A * C, C)
         with np.errstate(divide="ignore"):  # a class a cell's mix has underflowed to zero
-            logit = np.log(theta[item_cell]) + log_answers
-        z = np.argmax(logit + rng.gumbel(size=logit.shape), axis=1)  # Gumbel-max: a draw
-        z[gold] = gold_class[gold]
+            log_prior = np.log(theta[item_cell])
+        z = sweep_classes(z, log_prior, responses, ds_prior, gold, sweeps, rng)
     return np.concatenate(parts)[: spec.draws], np.array(kept)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from bayeval._constraints import Integer, OneOf, Optional, Positive, validate_fields
 from bayeval._core import dawid_skene as kernel
-from bayeval._core.confusion_gibbs import confusion_counts, gibbs_responses
+from bayeval._core.confusion_gibbs import gibbs_responses, sweep_classes
 from bayeval._validation import check_draws, check_int, check_rng
 
 __all__ = ["AnnotatorPosterior", "DawidSkene", "ImputedMeasure"]
@@ -422,8 +422,6 @@ class AnnotatorPosterior:
             Where the label space is not 0/1 (a measure of 0/1 labels), or an item is not in
             the pool.
         """
-        from scipy import special
-
         rng = check_rng(rng)
         check_int(imputations, "imputations", minimum=1)
         check_int(burn, "burn", minimum=0)
@@ -435,10 +433,10 @@ class AnnotatorPosterior:
             )
         positive = self.classes.index(1)
         positions = bound.target.pool.positions(self.items)
-        A = len(self.annotators)
         responses, gold = self.responses()
         known = gold >= 0
         z = self.class_draws.reshape(-1, len(self.items))[-1] == positive
+        z[known] = gold[known] == positive
         prior = self.spec.confusion_prior(2)
         per = max(bound.spec.draws // imputations, 1)
         parts, kept = [], []
@@ -449,22 +447,13 @@ class AnnotatorPosterior:
                 parts.append(fit.measure[:per].reshape(per, -1))
                 kept.append(labels)
             theta = fit.theta[rng.integers(fit.theta.shape[0])][None]
-            prior_logit = special.logit(
-                np.clip(bound.probability_at(theta, positions)[0], 1e-12, 1 - 1e-12)
-            )
-            for _ in range(sweeps):
-                # the confusions given the labels (classes in the order of `classes`, answers
-                # in columns a * 2 + j of the responses), then the labels given everything else
-                weight = np.zeros((len(self.items), 2))
-                weight[:, positive], weight[:, 1 - positive] = z, ~z
-                gamma = rng.standard_gamma(prior + confusion_counts(weight, responses, A))
-                confusion = gamma / gamma.sum(axis=-1, keepdims=True)  # (A, true, answer)
-                log_ratio = np.log(confusion[:, positive, :]) - np.log(
-                    confusion[:, 1 - positive, :]
-                )
-                logit = prior_logit + responses @ log_ratio.reshape(A * 2)
-                z = rng.random(len(self.items)) < special.expit(logit)
-                z[known] = gold[known] == positive
+            p = np.clip(bound.probability_at(theta, positions)[0], 1e-12, 1 - 1e-12)
+            # the classes in the order of `classes` (answers in columns a * 2 + j of the
+            # responses); the curve is each item's prior
+            log_prior = np.empty((len(self.items), 2))
+            log_prior[:, positive], log_prior[:, 1 - positive] = np.log(p), np.log1p(-p)
+            current = np.where(z, positive, 1 - positive)
+            z = sweep_classes(current, log_prior, responses, prior, known, sweeps, rng) == positive
         return ImputedMeasure(np.concatenate(parts), bound.target.outputs, self, np.array(kept))
 
     def to_datatree(self):

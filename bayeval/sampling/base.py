@@ -194,7 +194,8 @@ class Sampler(ABC):
             credible interval then integrates over the true labels under the joint model of
             the answers and the labels
             (:meth:`~bayeval.models.AnnotatorPosterior.measure_posterior`), and the design
-            estimate takes each item's most probable label under it.
+            estimate takes each item's most probable label under it (as if it were the truth:
+            the annotators' noise widens the credible interval, not the design interval).
 
         Raises
         ------
