@@ -107,6 +107,8 @@ def round_autocorrelation(seeds: int, rounds: int, sweeps: int):
     """
     import warnings
 
+    import arviz as az
+
     from bayeval.models import CalibrationWarning
 
     _, _, bound, answers = _noisy_setting()
@@ -121,7 +123,8 @@ def round_autocorrelation(seeds: int, rounds: int, sweeps: int):
         means = imputed.measure_draws().reshape(rounds, -1).mean(axis=1)
         x = means - means.mean()
         acf = [np.sum(x[:-lag] * x[lag:]) / np.sum(x * x) for lag in (1, 2, 5, 10)]
-        rows.append([sweeps, seed, rounds, *(f"{a:+.2f}" for a in acf)])
+        ess = float(az.ess(means[None, :]))  # one chain of the round means
+        rows.append([sweeps, seed, rounds, *(f"{a:+.2f}" for a in acf), f"{ess:.0f}"])
     return rows
 
 
@@ -173,8 +176,9 @@ def main():
     )  # fmt: skip
     parser.add_argument(
         "--autocorrelation", type=int, default=0,
-        help="instead: the autocorrelation of this many rounds' measure (four seeds)",
+        help="instead: the autocorrelation of this many rounds' measure (--seeds chains)",
     )  # fmt: skip
+    parser.add_argument("--seeds", type=int, default=4, help="chains of --autocorrelation")
     parser.add_argument("--imputations", type=int, default=100)
     parser.add_argument("--burn", type=int, default=20)
     parser.add_argument("--sweeps", type=int, default=10)
@@ -182,8 +186,8 @@ def main():
     from benchmarks._common import machine_info, markdown_table
 
     if args.autocorrelation:
-        rows = round_autocorrelation(4, args.autocorrelation, args.sweeps)
-        header = ["sweeps", "seed", "rounds", "lag 1", "lag 2", "lag 5", "lag 10"]
+        rows = round_autocorrelation(args.seeds, args.autocorrelation, args.sweeps)
+        header = ["sweeps", "seed", "rounds", "lag 1", "lag 2", "lag 5", "lag 10", "ESS"]
         print(markdown_table(header, rows))
         print(json.dumps(machine_info(), indent=1))
         return

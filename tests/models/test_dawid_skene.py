@@ -130,9 +130,10 @@ def test_annotator_noise_widens_the_measure_interval():
     # 1,000 of a 5,000-item pool's items, each answered by 3 of 6 annotators right on 65-85% of
     # the items (the majority is wrong on about one item in eight). Taking the majority as the
     # truth, the accuracy's interval misses every time; the joint posterior of the labels,
-    # the annotators and the scores covered 17 of these 20 runs and 32 of 40 (seeds 0-39):
-    # below the nominal 95% (a calibrated interval covers 16 or fewer of 20 with probability
-    # 0.016), a known limit stated in models/dawid_skene/spec.md
+    # the annotators and the scores covered 17 of these 20 runs and 32 of 40 (seeds 0-39,
+    # benchmarks/README.md, annotators): below the nominal 95% (a calibrated interval covers
+    # 16 or fewer of 20 with probability 0.016), a known limit stated in
+    # models/dawid_skene/spec.md
     pool, truth = judge_pool("uninformative", size=5_000)
     measure = be.measures.Accuracy()
     true = measure.value(truth, predictions=pool.predictions)[0]
