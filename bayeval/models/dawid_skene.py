@@ -392,12 +392,12 @@ class AnnotatorPosterior:
         contributes ``bound.spec.draws / imputations`` draws of the measure, so the
         annotators' noise widens its interval.
 
-        The rounds are strongly autocorrelated (the labels are most of what is unknown, so
-        each round moves them little): with one sweep per round the measure's round means
-        kept a correlation of about 0.3 at lag 5 and 0.2 at lag 10 (3 of 6 annotators right
-        on 65-85% of 1,000 items), and 20 rounds held a few independent imputations, too few
-        for the interval's tails. Ten sweeps (cheap: no curve is fitted) bring the lag-10
-        correlation near zero; the defaults keep 100 rounds.
+        The rounds are autocorrelated (the labels are most of what is unknown, so each round
+        moves them little): with 3 of 6 annotators right on 65-85% of 1,000 items, 400 rounds
+        of one sweep held 27-124 independent imputations of the measure (six chains), so the
+        20 rounds once kept held about three, too few for the interval's tails; ten sweeps
+        (cheap: no curve is fitted in them) gave 11-165 (median 90 against 65). Hence the
+        defaults: 100 rounds, ten sweeps (``benchmarks/README.md``, annotators).
 
         Parameters
         ----------
