@@ -86,7 +86,11 @@ def mean_terms(measure, pool, truth, judge):
 
 
 def ppi_intervals(measure, pool, truth, labelled):
-    """``{"classical": (lo, hi), "PPI++": (lo, hi)}`` from ppi_python on the same labels."""
+    """``{"classical": (lo, hi), "PPI++": (lo, hi)}`` from ppi_python on the same labels.
+
+    Empty where fewer than two labelled items enter the mean (precision with a handful of
+    predicted positives): neither interval is defined there, and the table counts the runs.
+    """
     from ppi_py import classical_mean_ci, ppi_mean_ci
 
     among, y, yhat = mean_terms(measure, pool, truth, pool.judge)
@@ -94,6 +98,8 @@ def ppi_intervals(measure, pool, truth, labelled):
     is_labelled[labelled] = True
     lab = among & is_labelled
     unl = among & ~is_labelled
+    if lab.sum() < 2:
+        return {}
     alpha = 1 - PROB
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -291,7 +297,8 @@ def main():
     needed = labels_for_width(summary)
     table = []
     for r in summary.itertuples():
-        table.append([r.pool, r.measure, r.method, r.n, f"{r.coverage:.3f} ± {r.mc_se:.3f}",
+        runs = "" if r.repeats == args.repeats else f" ({r.repeats} runs)"  # undefined in others
+        table.append([r.pool, r.measure, r.method, r.n, f"{r.coverage:.3f} ± {r.mc_se:.3f}{runs}",
                       f"{r.width:.4f}", needed[r.pool, r.measure, r.method]])  # fmt: skip
     header = ["pool", "measure", "method", "n", "coverage ± se", "width", "n for width 0.05"]
     print(markdown_table(header, table))
