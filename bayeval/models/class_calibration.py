@@ -144,7 +144,7 @@ class ClassCalibration:
         sweeps : int, default 10
             With an annotators' fit: sweeps of the annotators' model (their confusions, then
             the items' classes) per round (the two inform each other strongly, so one sweep
-            moves them little; see ``DawidSkene.measure_posterior``).
+            moves them little; see ``AnnotatorPosterior.measure_posterior``).
         rng : int, numpy.random.Generator or None
             Seed or generator of every draw.
 

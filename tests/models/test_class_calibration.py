@@ -280,3 +280,7 @@ def test_bad_confidence_and_annotators_name_the_parameter():
     fit = DawidSkene(draws=40).fit([0, 2], ["a", "b"], [0, 2], classes=range(3), rng=0)
     with pytest.raises(ValueError, match="`labelled` must be left out"):
         ClassCalibration(n_classes=3).posterior([0, 1, 2], [0], labels=fit)
+    for option in ({"sweeps": 0}, {"rounds": 0}):
+        name = next(iter(option))
+        with pytest.raises(ValueError, match=f"`{name}` must be an integer >= 1; got 0"):
+            ClassCalibration(n_classes=3).posterior([0, 1, 2], labels=fit, **option)

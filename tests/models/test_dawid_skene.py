@@ -125,6 +125,21 @@ def test_a_multiclass_label_in_a_binary_measure_is_refused():
         fit.measure_posterior(ScoreCalibration().bind(pool, be.measures.Recall()))
 
 
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ({"sweeps": 0}, "`sweeps` must be an integer >= 1; got 0"),
+        ({"imputations": 0}, "`imputations` must be an integer >= 1; got 0"),
+        ({"burn": -1}, "`burn` must be an integer >= 0; got -1"),
+    ],
+)
+def test_bad_rounds_of_the_joint_posterior_name_the_parameter(option, message):
+    pool, _ = judge_pool("accurate", size=500)
+    fit = DawidSkene(draws=40).fit([0, 1, 2], ["a", "b", "a"], [0, 1, 1], rng=0)
+    with pytest.raises(ValueError, match=message):
+        fit.measure_posterior(ScoreCalibration().bind(pool, be.measures.Recall()), **option)
+
+
 @pytest.mark.slow
 def test_annotator_noise_widens_the_measure_interval():
     # 1,000 of a 5,000-item pool's items, each answered by 3 of 6 annotators right on 65-85% of
