@@ -23,8 +23,10 @@ run from the repository root with ``PYTHONPATH=/tmp/ck``::
     PYTHONPATH=/tmp/ck .venv/bin/python -m benchmarks.annotators --crowds 20
 
 ``--measure-runs N`` instead measures how the annotators' noise reaches a measure's interval
-(:func:`measure_runs`), and ``--autocorrelation N`` how strongly the data augmentation's rounds
-are correlated over ``N`` rounds (:func:`round_autocorrelation`); neither needs crowd-kit.
+(:func:`measure_runs`; ``--pool plain`` without the pool's coin-flip judge, ``--engine pymc``
+the joint posterior by NUTS), and ``--autocorrelation N`` how strongly the data augmentation's
+rounds are correlated over ``N`` rounds (:func:`round_autocorrelation`); neither needs
+crowd-kit.
 """
 
 from __future__ import annotations
@@ -77,17 +79,26 @@ def one_crowd(seed, n_items, n_annotators, per_item):
     }
 
 
-def _noisy_setting():
-    """The pool, its accuracy, the bound model and a function from a seed to its answers."""
+def _noisy_setting(pool_kind: str = "judge", engine: str = "fast"):
+    """The pool, its accuracy, the bound model and a function from a seed to its answers.
+
+    ``pool_kind``: ``"judge"``, ``judge_pool("uninformative")`` with its coin-flip judge (the
+    curve gets a shift per judge level and score stratum, 16 more parameters); ``"plain"``,
+    the same scores and predictions without the judge (a 4-parameter curve). ``engine``: the
+    joint posterior by data augmentation (``"fast"``) or by NUTS (``"pymc"``, 1,000 draws).
+    """
     import bayeval as be
     from bayeval.models import DawidSkene, ScoreCalibration
     from bayeval.simulate.crowds import noisy_labels
     from bayeval.simulate.judge_pools import judge_pool
 
     pool, truth = judge_pool("uninformative", size=5_000)
+    if pool_kind == "plain":
+        pool = be.Pool(pool.scores, pool.predictions)
     measure = be.measures.Accuracy()
     true = measure.value(truth, predictions=pool.predictions)[0]
     bound = ScoreCalibration(draws=400).bind(pool, measure)
+    joint = bound if engine == "fast" else ScoreCalibration(engine=engine).bind(pool, measure)
 
     def answers(seed):
         labelled, item, answer, majority, names = noisy_labels(
@@ -96,7 +107,7 @@ def _noisy_setting():
         fit = DawidSkene(draws=400).fit(item, names, answer, pool=pool, rng=seed)
         return labelled, majority, fit
 
-    return truth, true, bound, answers
+    return truth, true, bound, joint, answers
 
 
 def round_autocorrelation(seeds: int, rounds: int, sweeps: int):
@@ -111,7 +122,7 @@ def round_autocorrelation(seeds: int, rounds: int, sweeps: int):
 
     from bayeval.models import CalibrationWarning
 
-    _, _, bound, answers = _noisy_setting()
+    _, _, bound, _, answers = _noisy_setting()
     rows = []
     for seed in range(seeds):
         _, _, fit = answers(seed)
@@ -128,26 +139,26 @@ def round_autocorrelation(seeds: int, rounds: int, sweeps: int):
     return rows
 
 
-def measure_runs(runs: int, imputations: int, burn: int, sweeps: int):
+def measure_runs(runs, imputations, burn, sweeps, pool_kind="judge", engine="fast"):
     """Coverage of the accuracy's 95% interval when annotators' labels are noisy.
 
-    A 5,000-item pool (``judge_pool("uninformative")``'s system), 1,000 items labelled
-    uniformly, each answered by 3 of 6 annotators right on 65-85% of the items; per run the
-    intervals from the joint posterior (``measure_posterior``), from the majority of the
-    answers taken as the truth, and from the true labels.
+    A 5,000-item pool (``judge_pool("uninformative")``'s system, :func:`_noisy_setting`),
+    1,000 items labelled uniformly, each answered by 3 of 6 annotators right on 65-85% of the
+    items; per run the intervals from the joint posterior (``measure_posterior``), from the
+    majority of the answers taken as the truth, and from the true labels.
     """
     import warnings
 
     from bayeval.models import CalibrationWarning
 
-    truth, true, bound, answers = _noisy_setting()
+    truth, true, bound, joint, answers = _noisy_setting(pool_kind, engine)
     found = {"joint": [], "majority": [], "true labels": []}
     for seed in range(runs):
         labelled, majority, fit = answers(seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", CalibrationWarning)
             draws = {
-                "joint": fit.measure_posterior(bound, imputations=imputations, burn=burn,
+                "joint": fit.measure_posterior(joint, imputations=imputations, burn=burn,
                                                sweeps=sweeps, rng=seed).measure_draws(),
                 "majority": bound.fit(labelled, majority, rng=seed).measure,
                 "true labels": bound.fit(labelled, truth[labelled], rng=seed).measure,
@@ -158,7 +169,8 @@ def measure_runs(runs: int, imputations: int, burn: int, sweeps: int):
     rows = []
     for key, results in found.items():
         covered, error, width = (np.array(v, dtype=float) for v in zip(*results, strict=True))
-        rows.append([key, imputations, burn, sweeps, f"{int(covered.sum())} / {runs}",
+        rows.append([pool_kind, engine, key, imputations, burn, sweeps,
+                     f"{int(covered.sum())} / {runs}",
                      f"{error.mean():+.4f}", f"{error.std():.4f}",
                      f"{width.mean():.4f}"])  # fmt: skip
     return rows
@@ -182,6 +194,18 @@ def main():
     parser.add_argument("--imputations", type=int, default=100)
     parser.add_argument("--burn", type=int, default=20)
     parser.add_argument("--sweeps", type=int, default=10)
+    parser.add_argument(
+        "--pool",
+        choices=["judge", "plain"],
+        default="judge",
+        help="--measure-runs: with the coin-flip judge or without",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=["fast", "pymc"],
+        default="fast",
+        help="--measure-runs: the joint posterior by data augmentation or NUTS",
+    )
     args = parser.parse_args()
     from benchmarks._common import machine_info, markdown_table
 
@@ -192,8 +216,10 @@ def main():
         print(json.dumps(machine_info(), indent=1))
         return
     if args.measure_runs:
-        rows = measure_runs(args.measure_runs, args.imputations, args.burn, args.sweeps)
-        header = ["labels from", "rounds kept", "rounds burnt", "sweeps", "covered",
+        rows = measure_runs(args.measure_runs, args.imputations, args.burn, args.sweeps,
+                            args.pool, args.engine)  # fmt: skip
+        header = ["pool", "engine", "labels from", "rounds kept", "rounds burnt", "sweeps",
+                  "covered",
                   "median error (mean)", "median error (sd)", "width"]  # fmt: skip
         print(markdown_table(header, rows))
         print(json.dumps(machine_info(), indent=1))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+from scipy import special
 
 from bayeval._constraints import Integer, OneOf, Optional, Positive, validate_fields
 from bayeval._core import dawid_skene as kernel
@@ -399,12 +400,19 @@ class AnnotatorPosterior:
         (cheap: no curve is fitted in them) gave 11-165 (median 90 against 65). Hence the
         defaults: 100 rounds, ten sweeps (``benchmarks/README.md``, annotators).
 
+        With ``ScoreCalibration(engine="pymc")`` the same joint posterior is drawn by NUTS
+        instead: the curve and the confusions, each labelled item's label summed out of its
+        likelihood (``sum_c P(c | curve) prod P(answer | c)``); then per draw the labels
+        from their conditional posterior and the measure given them. No rounds: ``imputations``,
+        ``burn`` and ``sweeps`` do not apply. The two agree (``tests/models/test_dawid_skene.py``).
+
         Parameters
         ----------
         bound : bayeval.models.BoundCalibration
-            ``ScoreCalibration().bind(pool, measure)``; the items must be ids of ``pool``.
+            ``ScoreCalibration().bind(pool, measure)``; the items must be ids of ``pool``. Its
+            engine chooses data augmentation (``"fast"``) or NUTS (``"pymc"``).
         imputations, burn : int, default 100 and 20
-            Rounds kept, and rounds discarded first.
+            Rounds kept, and rounds discarded first (data augmentation).
         sweeps : int, default 10
             Sweeps of the annotators' model (confusions, then labels) per round.
         rng : int or numpy.random.Generator, optional
@@ -434,6 +442,8 @@ class AnnotatorPosterior:
         positive = self.classes.index(1)
         positions = bound.target.pool.positions(self.items)
         responses, gold = self.responses()
+        if bound.spec.engine == "pymc":
+            return self._measure_by_nuts(bound, positions, responses, gold, rng)
         known = gold >= 0
         z = self.class_draws.reshape(-1, len(self.items))[-1] == positive
         z[known] = gold[known] == positive
@@ -455,6 +465,38 @@ class AnnotatorPosterior:
             current = np.where(z, positive, 1 - positive)
             z = sweep_classes(current, log_prior, responses, prior, known, sweeps, rng) == positive
         return ImputedMeasure(np.concatenate(parts), bound.target.outputs, self, np.array(kept))
+
+    def _measure_by_nuts(self, bound, positions, responses, gold, rng) -> ImputedMeasure:
+        """Draw the joint posterior by NUTS, each item's label summed out, then drawn.
+
+        Per draw of the curve and the confusions, each item's label is drawn from
+        ``P(c | curve, answers) ∝ P(c | t) prod P(answer | c)`` (its gold class where given),
+        and the measure from the curve given those labels (``bound.measure_draws``).
+        """
+        from bayeval.models._score_calibration_pymc import AnsweredItems, sample_with_answers
+
+        positive = self.classes.index(1)
+        t, group = bound.item_covariates(positions)
+        responses = responses.astype(float)
+        answered = AnsweredItems(t, group, responses, gold, positive, self.spec.confusion_prior(2))
+        theta, confusion, _ = sample_with_answers(bound.prior, answered, bound.spec, rng=rng)
+        draws, A = confusion.shape[:2]
+        p = np.clip(bound.probability_at(theta, positions), 1e-12, 1 - 1e-12)
+        # log P(answers_i | c) per draw: responses (items, A * 2) against log confusion[a, c, j]
+        log_confusion = np.log(confusion).transpose(0, 2, 1, 3).reshape(draws, 2, A * 2)
+        log_odds = np.einsum("ik,dk->di", responses, log_confusion[:, positive]) - np.einsum(
+            "ik,dk->di", responses, log_confusion[:, 1 - positive]
+        )
+        log_odds += np.log(p) - np.log1p(-p)
+        labels = rng.random(log_odds.shape) < special.expit(log_odds)
+        labels[:, gold >= 0] = gold[gold >= 0] == positive
+        measure = []
+        for d in range(draws):
+            k, m = bound.labelled_rows(positions, labels[d])
+            counts = (k, m, bound.sizes - (k + m), True)
+            measure.append(bound.measure_draws(theta[d : d + 1], counts, rng)[0])
+        labels = labels.astype(np.int64)
+        return ImputedMeasure(np.array(measure), bound.target.outputs, self, labels)
 
     def to_datatree(self):
         """Return an ArviZ ``xarray.DataTree`` of the posterior.
@@ -493,7 +535,7 @@ class ImputedMeasure:
 
     def __init__(self, draws, outputs: tuple, annotators: AnnotatorPosterior, label_draws):
         self._draws, self.outputs, self.annotators = draws, outputs, annotators
-        #: ``(imputations, items)``: the 0/1 labels of the items in each round kept
+        #: ``(rounds or draws, items)``: the items' 0/1 labels in each round kept (NUTS: draw)
         self.label_draws = label_draws
 
     def measure_draws(self) -> np.ndarray:

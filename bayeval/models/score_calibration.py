@@ -409,13 +409,17 @@ class BoundCalibration:
         bins = self.n_judge_levels
         return np.minimum((judge * bins).astype(np.int8), bins - 1)
 
+    def item_covariates(self, positions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Return the curve's covariates of the items at ``positions``: their rows' t, group."""
+        row = self._compact[self._rows_of(np.asarray(positions, dtype=np.int64))[0]]
+        return self.t[row], self.group[row]
+
     def probability_at(self, theta: np.ndarray, positions: Any) -> np.ndarray:
         """``P(y = 1)`` of the items at ``positions`` under parameter draws ``theta (draws, dim)``.
 
         Each item's row (its bin's mean logit-score and its group): ``(draws, items)``.
         """
-        row = self._compact[self._rows_of(np.asarray(positions, dtype=np.int64))[0]]
-        return kernel.positive_probability(theta, self.prior, self.t[row], self.group[row])
+        return kernel.positive_probability(theta, self.prior, *self.item_covariates(positions))
 
     def labelled_rows(self, positions: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
         """Labelled positives ``k`` and negatives ``m`` per row (items may repeat)."""

@@ -7,9 +7,11 @@ The reference for the posterior mode is Dawid & Skene's EM written out answer by
 
 import warnings
 
+import arviz as az
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import bayeval as be
 from bayeval._core import dawid_skene as kernel
@@ -167,6 +169,48 @@ def test_annotator_noise_widens_the_measure_interval():
             lo, hi = np.quantile(values, [0.025, 0.975])
             covered[key] += bool(lo <= true <= hi)
     assert covered["dawid-skene"] >= 15 and covered["majority"] <= 2, covered
+
+
+@pytest.mark.slow
+def test_joint_measure_posterior_by_data_augmentation_agrees_with_nuts():
+    # The data augmentation of measure_posterior (engine "fast": alternately the curve given
+    # the labels, the confusions and the labels given the rest) must draw the same posterior
+    # as NUTS on the model with each item's label summed out (engine "pymc"): 400 of a
+    # 2,000-item pool's items, each answered by 3 of 6 annotators right on 65-85%, the
+    # default curve (sceptical floor, ceiling), and 20 items with a gold class.
+    pool0, truth = judge_pool("uninformative", size=2_000)
+    pool = be.Pool(pool0.scores, pool0.predictions)  # no judge: the curve has 4 parameters
+    measure = be.measures.Accuracy()
+    rng = np.random.default_rng(3)
+    labelled, item, answer, _, names = noisy_labels(truth, 400, rng)
+    gold = {int(i): int(truth[i]) for i in labelled[:20]}
+    fit = DawidSkene(draws=400).fit(item, names, answer, gold=gold, pool=pool, rng=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        nuts = fit.measure_posterior(
+            ScoreCalibration(engine="pymc", draws=4000).bind(pool, measure), rng=4
+        )
+        fast = ScoreCalibration(draws=400).bind(pool, measure)
+        chains = [fit.measure_posterior(fast, imputations=200, rng=seed) for seed in range(6)]
+    # gold items keep their class in every draw of either engine
+    is_gold = np.isin(fit.items, list(gold))
+    expected = np.array([gold[i] for i in fit.items[is_gold]])
+    for draws in (nuts.label_draws, *(c.label_draws for c in chains)):
+        assert (draws[:, is_gold] == expected).all()
+    # Monte Carlo error of each quantile from the effective sample sizes: the six chains'
+    # draws in their order (arviz.ess; the rounds are autocorrelated) and NUTS' draws taken
+    # as independent (4,000 draws of 4 chains: an ESS of 1,000 or more for the measure)
+    augmented = np.stack([c.measure_draws()[:, 0] for c in chains])
+    ess = float(az.ess(augmented))
+    assert ess >= 100, ess
+    augmented = augmented.ravel()
+    sd = nuts.measure_draws()[:, 0].std()
+    for q in (0.1, 0.5, 0.9):
+        # SE of a quantile: sqrt(q (1 - q) / ESS) / density, the density normal's at q
+        density = stats.norm.pdf(stats.norm.ppf(q)) / sd
+        se = np.sqrt(q * (1 - q) * (1 / ess + 1 / 1000)) / density
+        a, b = np.quantile(augmented, q), np.quantile(nuts.measure_draws()[:, 0], q)
+        assert abs(a - b) < 4 * se, (q, a, b, se, ess)
 
 
 @pytest.mark.slow
