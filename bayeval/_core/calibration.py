@@ -403,6 +403,15 @@ def draw_parameters(
     weighted proposals by systematic resampling (Rubin's sampling-importance-resampling) and
     shuffled.
 
+    The posterior can have a second mode that the first proposal's ``t`` never reaches and
+    whose absence no weight reveals: a steeper curve over a large floor (positives among the
+    low scores explained as hidden positives) beside a shallower one with next to no floor,
+    as on labels that an active sampler took where the model was unsure. So the mode is also
+    searched from a large floor and from a large ceiling gap (:func:`_further_starts`);
+    each distinct mode found adds a ``t`` of its own to the first round, which draws
+    ``n_proposals`` from each, and the deterministic-mixture weights below give each mode its
+    mass.
+
     Where the effective sample size stays below ``min_ess`` times ``n_draws`` (a posterior
     far from any ``t``, as with many groups of few labels each: the judge's score strata), the
     resampled draws, a few distinct points, are moved (resample-move, Gilks & Berzuini 2001):
@@ -411,10 +420,19 @@ def draw_parameters(
     ``2.38^2 / dim`` (Roberts, Gelman & Gilks 1997). Started near the posterior, every chain
     keeps it as its stationary law, and the steps spread the duplicates apart.
     """
-    mode = fit_mode(prior, rows, start)
+    modes = [fit_mode(prior, rows, start)]
+    for further in _further_starts(prior, modes[0].theta):
+        mode = fit_mode(prior, rows, further)
+        if all(np.abs(mode.theta - m.theta).max() > MODES_APART for m in modes):
+            modes.append(mode)
     S = n_draws if n_proposals is None else n_proposals
-    proposals = [(mode.theta, 1.5 * mode.covariance)]
+    # every proposal draws S points: the mixture below weighs their densities equally
+    proposals = [(mode.theta, 1.5 * mode.covariance) for mode in modes]
     thetas, log_post = [], []
+    for mean, cov in proposals[:-1]:  # all modes but the last draw here, the last in round 1
+        thetas.append(_draw_t(mean, cov, df, S, rng))
+        lp = log_posterior(thetas[-1], prior, rows)
+        log_post.append(np.where(np.isfinite(lp), lp, -np.inf))
     for _ in range(rounds):
         mean, cov = proposals[-1]
         theta = _draw_t(mean, cov, df, S, rng)
@@ -429,7 +447,7 @@ def draw_parameters(
         w = np.exp(log_w - log_w.max())
         w /= w.sum()
         ess = 1.0 / np.sum(w**2)
-        if ess >= 0.5 * S or len(proposals) == rounds:
+        if ess >= 0.5 * S or len(proposals) == rounds + len(modes) - 1:
             break
         centre = w @ every
         dev = every - centre
@@ -446,6 +464,26 @@ def draw_parameters(
     covariance = (dev * w[:, None]).T @ dev + 1e-9 * np.eye(prior.dim)
     theta, acceptance = _metropolis(theta, prior, rows, covariance, moves, rng)
     return ParameterDraws(theta, float(ess), every.shape[0], moves, acceptance)
+
+
+# Two modes closer than this in every unconstrained coordinate are one
+MODES_APART = 0.1
+
+
+def _further_starts(prior: CalibrationPrior, first: np.ndarray) -> list[np.ndarray]:
+    """Return the further mode searches' starts: ``first`` with a large floor or ceiling gap.
+
+    The share's unconstrained coordinate at 6 (its prior range's top, in log: the share near
+    its largest) and the log slope at -1.5 (a shallow curve), from which BFGS climbs to the
+    mode where the share explains what the curve does not, if the posterior has one.
+    """
+    at = _slope_index(prior)
+    starts = []
+    for offset in range(1, len(prior.bounded) + 1):  # the floor's coordinate, then the gap's
+        x = np.array(first, dtype=float)
+        x[at], x[at + offset] = -1.5, 6.0
+        starts.append(x)
+    return starts
 
 
 def _metropolis(theta, prior, rows, covariance, steps, rng):

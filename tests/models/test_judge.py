@@ -11,8 +11,10 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import bayeval as be
+from bayeval._core import calibration as kernel
 from bayeval.models import CalibrationWarning, ScoreCalibration
 from bayeval.simulate.judge_pools import JUDGE_POOLS, judge_pool
 
@@ -168,6 +170,62 @@ def test_ais_intervals_hold_where_the_judges_reliability_varies_with_the_score()
     # a calibrated 95% interval covers 15 or fewer of 20 with probability 0.003 (binomial)
     assert covered["default"] >= 16, covered
     assert covered["one shift"] <= 12, covered
+
+
+@pytest.mark.slow
+def test_fast_engine_finds_both_modes_on_active_labels():
+    # AIS's 400 labels on the easy-hard pool (seed 0) leave the curve two modes of about equal
+    # mass (Laplace: a shallow curve with next to no floor, a steeper one over a large floor).
+    # A t at the first mode never proposes the second, and no importance weight shows it: the
+    # engine once put F1's median 0.8 posterior sd too high with a healthy effective sample
+    # size (NUTS and PyMC's SMC missed the second mode too). Reference: random-walk Metropolis
+    # on the exact log posterior (its starts and steps set only its speed), 400 chains of
+    # 20,000 steps, half started at each mode, their covariance the two modes' Laplace
+    # covariances pooled with the modes' spread.
+    pool, truth = judge_pool("easy-hard", size=20_000)
+    measure = be.measures.FScore()
+    sampler = be.sampling.AIS(pool, measure, calibration=ScoreCalibration(floor="open"), rng=0)
+    while sampler.labels_used < 400:
+        ids = sampler.ask(min(sampler.batch_size, 400 - sampler.labels_used))
+        sampler.tell(ids, truth[pool.positions(ids)])
+    ids, labels = sampler.labelled()
+    positions = pool.positions(ids)
+    bound = ScoreCalibration(draws=4000).bind(pool, measure)
+    fast = bound.fit(positions, labels, rng=0)
+
+    k, m = bound.labelled_rows(positions, labels)
+    has = (k + m) > 0
+    rows = kernel.Rows(bound.t[has], bound.group[has], k[has], m[has])
+    first = kernel.fit_mode(bound.prior, rows)
+    modes = [first] + [kernel.fit_mode(bound.prior, rows, x)
+                       for x in kernel._further_starts(bound.prior, first.theta)]  # fmt: skip
+    centres = np.array([mode.theta for mode in modes])
+    spread = np.mean([mode.covariance for mode in modes], axis=0) + np.cov(centres.T)
+    rng = np.random.default_rng(1)
+    start = np.repeat(centres[[0, 1]], 200, axis=0)  # the first mode, the large floor's
+    reference, acceptance = kernel._metropolis(start, bound.prior, rows, 0.25 * spread, 20_000,
+                                               rng)  # fmt: skip
+    assert acceptance > 0.1, acceptance
+    floor = reference[:, kernel._slope_index(bound.prior) + 1]
+    assert 0.2 < np.mean(floor > 1.5) < 0.8  # two modes of substantial mass, or no test
+    counts = (k, m, bound.sizes - (k + m), True)
+    halves = [bound.measure_draws(reference[h : h + 200], counts, rng)[:, 0] for h in (0, 200)]
+    truth_draws = np.concatenate(halves)  # the reference's F1
+    sd = truth_draws.std()
+
+    def se(q, *n):
+        """Monte Carlo SE of the difference of two ``q`` quantiles from ``n`` draws each."""
+        density = stats.norm.pdf(stats.norm.ppf(q)) / sd
+        return np.sqrt(q * (1 - q) * sum(1 / x for x in n)) / density
+
+    # the chains' last draws are independent; the fast engine's 4,000 resampled draws are
+    # taken as 1,000 independent ones
+    for q in (0.1, 0.5, 0.9):
+        # the chains forgot their starts: the 200 from either mode agree
+        gap = np.quantile(halves[0], q) - np.quantile(halves[1], q)
+        assert abs(gap) < 4 * se(q, 200, 200), (q, gap)
+        error = np.quantile(fast.measure[:, 0], q) - np.quantile(truth_draws, q)
+        assert abs(error) < 4 * se(q, 400, 1000), (q, error, se(q, 400, 1000))
 
 
 @pytest.mark.slow
