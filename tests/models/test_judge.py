@@ -177,10 +177,10 @@ def test_fast_engine_finds_both_modes_on_active_labels():
     # AIS's 400 labels on the easy-hard pool (seed 0) leave the curve two modes of about equal
     # mass (Laplace: a shallow curve with next to no floor, a steeper one over a large floor).
     # A t at the first mode never proposes the second, and no importance weight shows it: the
-    # engine once put F1's median 0.8 posterior sd too high with a healthy effective sample
-    # size (NUTS and PyMC's SMC missed the second mode too). Reference: random-walk Metropolis
-    # on the exact log posterior (its starts and steps set only its speed), 400 chains of
-    # 20,000 steps, half started at each mode, their covariance the two modes' Laplace
+    # single-mode engine fails this test with a healthy effective sample size (NUTS and
+    # PyMC's SMC, run by hand, missed most of the second mode too). Reference: random-walk
+    # Metropolis on the exact log posterior (its starts and steps set only its speed), 400
+    # chains of 20,000 steps, half started at each mode, their covariance the two modes' Laplace
     # covariances pooled with the modes' spread.
     pool, truth = judge_pool("easy-hard", size=20_000)
     measure = be.measures.FScore()
