@@ -484,10 +484,8 @@ class AnnotatorPosterior:
         p = np.clip(bound.probability_at(theta, positions), 1e-12, 1 - 1e-12)
         # log P(answers_i | c) per draw: responses (items, A * 2) against log confusion[a, c, j]
         log_confusion = np.log(confusion).transpose(0, 2, 1, 3).reshape(draws, 2, A * 2)
-        log_odds = np.einsum("ik,dk->di", responses, log_confusion[:, positive]) - np.einsum(
-            "ik,dk->di", responses, log_confusion[:, 1 - positive]
-        )
-        log_odds += np.log(p) - np.log1p(-p)
+        log_ratio = log_confusion[:, positive] - log_confusion[:, 1 - positive]
+        log_odds = np.einsum("ik,dk->di", responses, log_ratio) + np.log(p) - np.log1p(-p)
         labels = rng.random(log_odds.shape) < special.expit(log_odds)
         labels[:, gold >= 0] = gold[gold >= 0] == positive
         measure = []

@@ -202,7 +202,7 @@ def test_joint_measure_posterior_by_data_augmentation_agrees_with_nuts():
     # as independent (4,000 draws of 4 chains: an ESS of 1,000 or more for the measure)
     augmented = np.stack([c.measure_draws()[:, 0] for c in chains])
     ess = float(az.ess(augmented))
-    assert ess >= 100, ess
+    assert ess >= 50, ess  # so that 4 SE of the median stay under 0.75 posterior sd
     augmented = augmented.ravel()
     sd = nuts.measure_draws()[:, 0].std()
     for q in (0.1, 0.5, 0.9):
