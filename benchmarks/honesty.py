@@ -121,9 +121,13 @@ def timing(repeats: int = 7) -> dict:
 
     (a) A credible interval after 2,000 StaticIS labels (a fresh ``estimate()`` each time,
     the model already bound), against the design interval of the same estimate. (b) A full
-    2,000-label AIS run with the default calibration-driven proposal, against AIS with the
-    Dirichlet tree's response (``calibration=None``) and StaticIS, interleaved.
+    2,000-label AIS run with the default calibration-driven proposal, against the same without
+    the fast engine's further mode searches (``ais_one_mode``: ``_further_starts`` patched to
+    find no start, the engine before 2676824), AIS with the Dirichlet tree's response
+    (``calibration=None``) and StaticIS, interleaved.
     """
+    from unittest import mock
+
     import bayeval as be
     from bayeval.simulate.battery import battery_pool
 
@@ -146,16 +150,22 @@ def timing(repeats: int = 7) -> dict:
         t = time.perf_counter()
         sampler.estimate().interval()
         design.append(time.perf_counter() - t)
+
+    def one_mode(r):
+        with mock.patch("bayeval._core.calibration._further_starts", return_value=[]):
+            return label(be.sampling.AIS(pool, f1, rng=r))
+
     makers = {
-        "ais": lambda r: be.sampling.AIS(pool, f1, rng=r),
-        "ais_tree": lambda r: be.sampling.AIS(pool, f1, rng=r, calibration=None),
-        "static_is": lambda r: be.sampling.StaticIS(pool, f1, rng=r),
+        "ais": lambda r: label(be.sampling.AIS(pool, f1, rng=r)),
+        "ais_one_mode": one_mode,
+        "ais_tree": lambda r: label(be.sampling.AIS(pool, f1, rng=r, calibration=None)),
+        "static_is": lambda r: label(be.sampling.StaticIS(pool, f1, rng=r)),
     }
     runs = {name: [] for name in makers}
     for r in range(repeats):
-        for name, make in makers.items():
+        for name, run in makers.items():
             t = time.perf_counter()
-            label(make(r))
+            run(r)
             runs[name].append(time.perf_counter() - t)
     return {
         "credible_interval_ms": 1e3 * float(np.median(credible)),
