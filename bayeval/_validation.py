@@ -183,6 +183,56 @@ def check_binary(values: Any, name: str) -> np.ndarray:
     return arr.astype(np.int8)
 
 
+def check_classes(values: Any, name: str, classes: tuple[str, ...] | None) -> np.ndarray:
+    """Return ``values`` as an int8 array of class indices, or raise naming ``name``.
+
+    With ``classes`` ``None`` the labels are binary (:func:`check_binary`). Otherwise each value
+    is a class index ``0 .. len(classes) - 1`` or one of the names ``classes``; booleans are
+    refused (``True`` names no class, and reading it as class 1 would be a guess).
+    """
+    if classes is None:
+        return check_binary(values, name)
+    arr = np.atleast_1d(np.asarray(values))
+    if arr.dtype.kind in "US" and not isinstance(values, np.ndarray):
+        mixed = np.atleast_1d(np.asarray(values, dtype=object))  # numpy made numbers text
+        if not all(isinstance(v, str) for v in mixed.ravel().tolist()):
+            arr = mixed
+    allowed = f"class indices 0 .. {len(classes) - 1} or the names {list(classes)}"
+    if arr.dtype.kind in "US":  # names: look each up among the sorted class names
+        names = np.asarray(classes, dtype=str)
+        order = np.argsort(names)
+        at = np.minimum(np.searchsorted(names[order], arr), len(classes) - 1)
+        bad = names[order][at] != arr
+        index = order[at]
+    elif arr.dtype.kind in "iuf":
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (arr < 0) | (arr >= len(classes))
+        index = np.where(bad, 0, arr).astype(np.int64)
+    elif arr.dtype.kind == "O":  # a mix of names and numbers: one at a time
+        flat = [_class_index(v, classes) for v in arr.ravel().tolist()]
+        bad = np.array([i is None for i in flat]).reshape(arr.shape)
+        index = np.array([-1 if i is None else i for i in flat]).reshape(arr.shape)
+    else:
+        raise ValueError(f"`{name}` must contain {allowed}; got dtype {arr.dtype}.")
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        shown = where[0] if arr.ndim == 1 else where
+        value = plain(arr[where])
+        raise ValueError(f"`{name}` must contain {allowed}; entry {shown} is {value!r}.")
+    return index.astype(np.int8)
+
+
+def _class_index(value: Any, classes: tuple[str, ...]) -> int | None:
+    """Return the index of one class name or number, or ``None`` if it is neither."""
+    if isinstance(value, str):
+        return classes.index(value) if value in classes else None
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return None
+    number = float(value)
+    ok = number.is_integer() and 0 <= number < len(classes)
+    return int(number) if ok else None
+
+
 def check_scores(scores: Any, name: str = "scores", *, ndim: tuple[int, ...] = (1,)):
     """Return ``(array, lo, hi)``: finite real scores and their minimum and maximum.
 

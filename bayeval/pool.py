@@ -17,7 +17,7 @@ import numpy as np
 
 from bayeval._constraints import Array, validate
 from bayeval._core.score_strata import CHUNK
-from bayeval._validation import check_scores
+from bayeval._validation import check_classes, check_scores, plain
 from bayeval.strata.partition import STRATIFY_CONSTRAINTS, Method, Strata, stratify_scores
 
 if TYPE_CHECKING:
@@ -58,6 +58,43 @@ def _check_predictions(predictions: Any, shape: tuple[int, ...]) -> np.ndarray:
             )
         out[start : start + CHUNK] = block
     return out
+
+
+def _check_class_names(classes: Any) -> tuple[str, ...]:
+    """Return the class names as a tuple of distinct non-empty strings, 2 to 127 of them."""
+    names = (classes,) if isinstance(classes, str) else tuple(classes)
+    if not 2 <= len(names) <= 127 or not all(isinstance(c, str) and c for c in names):
+        raise ValueError(
+            "`classes` must name 2 to 127 classes, each a non-empty string; got "
+            f"{[plain(c) for c in names]!r}."
+        )
+    if len(set(names)) != len(names):
+        raise ValueError(f"`classes` must be distinct; got {list(names)!r}.")
+    return names
+
+
+def _multiclass_predictions(
+    predictions: Any, scores: np.ndarray, judge: Any, classes: tuple[str, ...]
+) -> np.ndarray:
+    """Return a multiclass pool's predicted classes as int8, checked against the scores."""
+    if scores.ndim != 1:
+        raise ValueError(
+            f"`scores` must be one column (one system) in a multiclass pool; got shape "
+            f"{scores.shape}."
+        )
+    if predictions is None:
+        raise ValueError(
+            "`predictions` must be given in a multiclass pool (each item's predicted class; "
+            "`scores` are how sure the system is); got None."
+        )
+    if judge is not None:
+        raise ValueError("`judge` must be None in a multiclass pool (a judge answers yes/no).")
+    shape = np.shape(predictions)
+    if shape != scores.shape:
+        raise ValueError(
+            f"`predictions` must have the shape of `scores`, {scores.shape}; got shape {shape}."
+        )
+    return check_classes(predictions, "predictions", classes)
 
 
 def _check_judge(judge: Any, size: int) -> np.ndarray:
@@ -158,6 +195,11 @@ class Pool:
         of the labels (:class:`bayeval.models.ScoreCalibration`) learns from the labelled
         items how far the judge is to be trusted, so a biased judge is corrected rather than
         believed; the judge is never taken as a label.
+    classes : sequence of str, optional
+        A multiclass pool: the names of the label space's classes (2 to 127). Then
+        ``predictions`` is required and holds each item's predicted class (an index into
+        ``classes`` or a name), ``scores`` how sure the system is of it (its top score), and
+        labels are classes too. One system, no judge. Default: binary labels.
 
     Attributes
     ----------
@@ -171,6 +213,8 @@ class Pool:
         Per-system threshold that produced ``predictions``; ``None`` when they were given.
     judge : numpy.ndarray or None
         The judge's answers: ``int8`` when they are all 0 or 1, else float64 probabilities.
+    classes : tuple of str or None
+        The class names of a multiclass pool; ``None`` for binary labels.
 
     Notes
     -----
@@ -196,6 +240,11 @@ class Pool:
     array([1, 3])
     >>> pool.stratify(2, "equal-width").ids
     array([0, 1, 0, 1], dtype=int8)
+
+    A multiclass pool: each item's predicted class and how sure the system is of it.
+
+    >>> Pool([0.9, 0.6, 0.8], ["cat", "bird", "cat"], classes=["cat", "dog", "bird"]).predictions
+    array([0, 2, 0], dtype=int8)
     """
 
     __slots__ = (
@@ -208,6 +257,7 @@ class Pool:
         "_judge",
         "systems",
         "threshold",
+        "classes",
     )
 
     @validate(threshold=Array(ndim=(0, 1)))
@@ -220,12 +270,17 @@ class Pool:
         *,
         systems: Sequence[str] | None = None,
         judge: Any = None,
+        classes: Sequence[str] | None = None,
     ):
         # checked here, against each other and the scores: scores (in chunks, without a copy),
         # predictions, one threshold per system, ids and systems
         arr, lo, hi = check_scores(scores, "scores", ndim=(1, 2))
         n_systems = 1 if arr.ndim == 1 else arr.shape[1]
-        if predictions is None:
+        self.classes = None if classes is None else _check_class_names(classes)
+        if self.classes is not None:
+            pred = _multiclass_predictions(predictions, arr, judge, self.classes)
+            self.threshold = None
+        elif predictions is None:
             thr = np.asarray(threshold, dtype=np.float64)  # a default is not normalised
             if thr.ndim == 1 and thr.size != n_systems:
                 raise ValueError(
@@ -278,6 +333,7 @@ class Pool:
         *,
         systems: Sequence[str] | None = None,
         judge: str | None = None,
+        classes: Sequence[str] | None = None,
     ) -> Pool:
         """Build a pool from a table with one row per item.
 
@@ -299,6 +355,9 @@ class Pool:
             else ``"system0"``.
         judge : str, optional
             Column of an automatic judge's 0/1 labels or probabilities (see :class:`Pool`).
+        classes : sequence of str, optional
+            A multiclass pool's class names (see :class:`Pool`); ``prediction`` then names
+            the column of predicted classes (indices or names).
 
         Returns
         -------
@@ -339,7 +398,7 @@ class Pool:
         if systems is None and multi:
             systems = [str(c) for c in score_cols]
         judged = None if judge is None else _frame_values(df, [judge], False)
-        return cls(scores, preds, threshold, ids, systems=systems, judge=judged)
+        return cls(scores, preds, threshold, ids, systems=systems, judge=judged, classes=classes)
 
     def to_frame(self) -> pd.DataFrame:
         """Return the pool as a table: one row per item, indexed by id.
@@ -390,8 +449,13 @@ class Pool:
 
     @property
     def predictions(self) -> np.ndarray:
-        """0/1 decisions as ``int8``, the shape of ``scores``; read-only."""
+        """0/1 decisions (a multiclass pool: class indices) as ``int8``, the shape of ``scores``."""
         return self._predictions
+
+    @property
+    def n_classes(self) -> int:
+        """Number of classes of the labels: 2 for a binary pool."""
+        return 2 if self.classes is None else len(self.classes)
 
     @property
     def judge(self) -> np.ndarray | None:
@@ -522,7 +586,8 @@ class Pool:
         if self._judge is not None:
             kind = "labels" if self._judge.dtype == np.int8 else "probabilities"
             judge = f", judge={kind!r}"
-        return f"Pool(size={self.size}, n_systems={self.n_systems}, ids={ids!r}{judge})"
+        classes = "" if self.classes is None else f", classes={self.classes!r}"
+        return f"Pool(size={self.size}, n_systems={self.n_systems}, ids={ids!r}{judge}{classes})"
 
 
 def _frame_values(df: pd.DataFrame, columns: list, multi: bool) -> np.ndarray:

@@ -93,6 +93,31 @@ def test_given_predictions():
         ({"scores": [0.1, 0.2], "judge": [-1, 0]}, r"in \[0, 1\]; entry 0 is -1\."),
         ({"scores": [0.1, 0.2], "judge": [np.nan, 0]}, r"in \[0, 1\]; entry 0 is nan\."),
         ({"scores": [0.1, 0.2], "judge": ["yes", "no"]}, r"`judge` must hold .*got dtype <U3"),
+        ({"scores": [0.1, 0.2], "predictions": [0, 1], "classes": ["a"]}, r"2 to 127 classes"),
+        ({"scores": [0.1], "predictions": [0], "classes": ["a", "a"]}, r"must be distinct"),
+        ({"scores": [0.1], "predictions": [0], "classes": ["a", 3]}, r"got \['a', 3\]"),
+        ({"scores": [0.1, 0.2], "classes": ["a", "b"]}, r"`predictions` must be given in a mul"),
+        (
+            {"scores": [0.1, 0.2], "predictions": [0, 2], "classes": ["a", "b"]},
+            r"`predictions` must contain class indices 0 \.\. 1 or the names \['a', 'b'\]; "
+            r"entry 1 is 2\.",
+        ),
+        (
+            {"scores": [0.1, 0.2], "predictions": ["a", "c"], "classes": ["a", "b"]},
+            r"`predictions` must contain .*; entry 1 is 'c'\.",
+        ),
+        (
+            {"scores": [0.1, 0.2], "predictions": [True, False], "classes": ["a", "b"]},
+            r"`predictions` must contain .*; got dtype bool",
+        ),
+        (
+            {"scores": [[0.1, 0.2]], "predictions": [[0, 1]], "classes": ["a", "b"]},
+            r"`scores` must be one column \(one system\) in a multiclass pool",
+        ),
+        (
+            {"scores": [0.1, 0.2], "predictions": [0, 1], "classes": ["a", "b"], "judge": [0, 1]},
+            r"`judge` must be None in a multiclass pool",
+        ),
     ],
 )
 def test_validation(kwargs, message):
@@ -280,3 +305,24 @@ def test_from_frame_round_trip_with_a_judge():
     np.testing.assert_array_equal(again.judge, pool.judge)
     with pytest.raises(ValueError, match=r"column\(s\) \{'judge': \['gpt'\]\} not found"):
         Pool.from_frame(df, judge="gpt")
+
+
+def test_a_multiclass_pool_takes_class_indices_or_names():
+    classes = ["cat", "dog", "bird"]
+    by_name = Pool([0.9, 0.6, 0.8], ["cat", "bird", "dog"], classes=classes)
+    mixed = Pool([0.9, 0.6, 0.8], ["cat", 2, 1], classes=classes)
+    for pool in (by_name, mixed):
+        assert pool.predictions.tolist() == [0, 2, 1] and pool.predictions.dtype == np.int8
+        assert pool.classes == ("cat", "dog", "bird") and pool.n_classes == 3
+    assert Pool([0.1, 0.6]).n_classes == 2 and Pool([0.1, 0.6]).classes is None
+    assert repr(by_name).endswith("classes=('cat', 'dog', 'bird'))")
+
+
+def test_from_frame_round_trip_multiclass():
+    df = pd.DataFrame({"confidence": [0.9, 0.6, 0.8], "label": ["dog", "cat", "dog"]})
+    pool = Pool.from_frame(df, score="confidence", prediction="label", classes=["cat", "dog"])
+    assert pool.predictions.tolist() == [1, 0, 1]
+    back = pool.to_frame()  # the predictions as class indices
+    again = Pool.from_frame(back, prediction="prediction", classes=pool.classes)
+    np.testing.assert_array_equal(again.predictions, pool.predictions)
+    np.testing.assert_array_equal(again.scores, pool.scores)

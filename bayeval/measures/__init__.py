@@ -55,6 +55,7 @@ from bayeval.measures.classification import (
     Recall,
 )
 from bayeval.measures.curve import PrecisionRecallCurve
+from bayeval.measures.multiclass import ClassMeasure
 from bayeval.measures.registry import by_name
 from bayeval.measures.regression import MeanAbsoluteError, MeanSquaredError, RSquared
 
@@ -63,6 +64,7 @@ __all__ = [
     "Accuracy",
     "BalancedAccuracy",
     "BrierScore",
+    "ClassMeasure",
     "FScore",
     "FowlkesMallows",
     "MatthewsCorrelation",

@@ -85,9 +85,10 @@ class Measure(ABC):
 
     Attributes
     ----------
-    label_type : {"binary", "real"}
+    label_type : {"binary", "real", "multiclass"}
         Binary measures take labels in ``{0, 1}`` and support :meth:`loss_table`; regression
-        measures take real labels.
+        measures take real labels; multiclass ones (:class:`~bayeval.measures.ClassMeasure`)
+        class indices, and :meth:`loss_table` tabulates every class.
     system_output : {"predictions", "scores"}
         Which system output the loss uses: predicted classes (or predicted responses for
         regression), or scores (probabilities for the Brier score, any real scores for the
@@ -102,7 +103,7 @@ class Measure(ABC):
        evaluation under extreme class imbalance. KDD 2021. Section 2.2.
     """
 
-    label_type: ClassVar[Literal["binary", "real"]] = "binary"
+    label_type: ClassVar[Literal["binary", "real", "multiclass"]] = "binary"
     system_output: ClassVar[Literal["predictions", "scores"]] = "predictions"
     #: The values ``G`` can take, the same for every output: design-based intervals stay
     #: inside it.
@@ -191,8 +192,7 @@ class Measure(ABC):
             out-of-range entries.
         """
         x = self._system_output(predictions, scores)
-        kind = "binary" if self.label_type == "binary" else "real"
-        y = _check_values(labels, "labels", kind)
+        y = self._check_labels(labels)
         if y.shape != x.shape:
             raise ValueError(
                 f"`labels` and `{self.system_output}` must have the same shape; got {y.shape} "
@@ -216,20 +216,28 @@ class Measure(ABC):
         Returns
         -------
         numpy.ndarray
-            Shape ``output.shape + (2, dim)``.
+            Shape ``output.shape + (2, dim)`` (``n_classes`` rows for a multiclass measure).
 
         Raises
         ------
         ValueError
             For regression measures, whose labels are real numbers and cannot be tabulated.
         """
-        if self.label_type != "binary":
+        if self.label_type == "real":
             raise ValueError(
                 f"loss_table needs binary labels; {type(self).__name__} is a regression measure "
                 "with real-valued labels, so its loss cannot be tabulated over labels."
             )
         x = self._system_output(predictions, scores)
-        return self._loss(np.array([0.0, 1.0]), x[..., None])
+        return self._loss(self._label_space(), x[..., None])
+
+    def _check_labels(self, labels: ArrayLike) -> np.ndarray:
+        """Return the labels as floats, checked against the measure's label type."""
+        return _check_values(labels, "labels", "binary" if self.label_type == "binary" else "real")
+
+    def _label_space(self) -> np.ndarray:
+        """Return the labels :meth:`loss_table` tabulates: 0 and 1."""
+        return np.array([0.0, 1.0])
 
     # ---- the mapping g
 

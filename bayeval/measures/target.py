@@ -37,7 +37,8 @@ class Target:
     ----------
     pool : Pool
     measure : Measure
-        A binary-label measure (classification measures, the precision-recall curve).
+        A binary-label measure (classification measures, the precision-recall curve); on a
+        multiclass pool a :class:`~bayeval.measures.ClassMeasure` of its classes.
 
     Attributes
     ----------
@@ -52,7 +53,8 @@ class Target:
         Pattern of each item (small unsigned ints), or ``None`` for measures whose loss varies
         continuously with the score (the Brier score).
     table : numpy.ndarray or None
-        ``(n_patterns, 2, dim)``: the loss of a pattern's items for ``y = 0`` and ``y = 1``.
+        ``(n_patterns, 2, dim)``: the loss of a pattern's items for ``y = 0`` and ``y = 1``
+        (a multiclass pool: ``(n_classes, n_classes, dim)``, a row per true class).
     """
 
     def __init__(self, pool: Any, measure: Any):
@@ -63,11 +65,12 @@ class Target:
                 "`measure` must be a bayeval.measures measure such as FScore(beta=1); got "
                 f"{measure!r}."
             )
-        if measure.label_type != "binary":
+        if measure.label_type == "real":
             raise ValueError(
                 f"`measure` must take binary labels; {type(measure).__name__} is a regression "
                 "measure, and a pool holds 0/1 decisions, not predicted responses."
             )
+        _check_label_space(pool, measure)
         self.pool, self.measure = pool, measure
         self.n_systems = pool.n_systems
         self.dim = self.n_systems * measure.dim
@@ -114,9 +117,9 @@ class Target:
     def _build_patterns(self) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Per-item pattern codes and the loss table of each pattern (see the module notes)."""
         pool, measure, S = self.pool, self.measure, self.n_systems
-        if measure.system_output == "predictions":
-            radix, source = 2, pool.predictions
-            representative = [np.array([0, 1])] * S
+        if measure.system_output == "predictions":  # a digit per system: its decision
+            radix, source = pool.n_classes, pool.predictions
+            representative = [np.arange(radix)] * S
         elif isinstance(measure, PrecisionRecallCurve):
             t = np.asarray(measure.thresholds)
             radix, source = t.size + 1, None
@@ -162,3 +165,19 @@ class Target:
         if lo >= 0.0 and hi <= 1.0:
             return np.asarray(s, dtype=float)
         return 1.0 / (1.0 + np.exp(-np.asarray(s, dtype=float)))
+
+
+def _check_label_space(pool: Pool, measure: Measure) -> None:
+    """Raise unless the measure's labels are the pool's: binary, or the same classes."""
+    if pool.classes is None and measure.label_type == "multiclass":
+        raise ValueError(
+            f"`measure` {measure!r} takes multiclass labels; the pool is binary (build it with "
+            "`classes=` for a multiclass system)."
+        )
+    if pool.classes is not None and (
+        measure.label_type != "multiclass" or measure.n_classes != pool.n_classes
+    ):
+        raise ValueError(
+            f"`measure` must be a ClassMeasure of the pool's {pool.n_classes} classes, such as "
+            f'ClassMeasure("macro_f1", n_classes={pool.n_classes}); got {measure!r}.'
+        )

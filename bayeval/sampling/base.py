@@ -10,7 +10,7 @@ import numpy as np
 
 from bayeval._constraints import Integer, OneOf, Optional, Seed, validate
 from bayeval._core.normal import clip_covariance
-from bayeval._validation import check_binary, check_rng
+from bayeval._validation import check_classes, check_rng
 from bayeval.measures.target import Target
 from bayeval.sampling.estimate import Estimate
 
@@ -37,10 +37,17 @@ class Sampler(ABC):
     """
 
     method: ClassVar[str] = "sampler"
+    #: Whether the sampler takes a multiclass pool (``Pool(..., classes=...)``).
+    multiclass: ClassVar[bool] = False
 
     @validate(batch_size=Integer(minimum=1), rng=Seed())
     def __init__(self, pool: Any, measure: Any, *, batch_size: int = 50, rng: Any = None):
         self.target = self._build_target(pool, measure)
+        if pool.classes is not None and not self.multiclass:
+            raise ValueError(
+                f"`pool` is multiclass and {type(self).__name__} is built for yes/no labels; "
+                "sample a multiclass pool with Passive or Stratified."
+            )
         self.pool, self.measure = pool, measure
         self.batch_size = batch_size
         self._rng = check_rng(rng)
@@ -124,13 +131,15 @@ class Sampler(ABC):
         ids : array_like
             Pool ids, each pending (asked and not yet told), without repeats.
         labels : array_like of {0, 1}
-            One label per id (booleans allowed).
+            One label per id (booleans allowed); for a multiclass pool, class indices or the
+            pool's class names.
 
         Raises
         ------
         ValueError
             For unknown ids, ids never asked or already labelled, repeated ids, labels outside
-            ``{0, 1}``, or lengths that differ. Nothing is recorded when an error is raised.
+            ``{0, 1}`` (the pool's classes), or lengths that differ. Nothing is recorded when
+            an error is raised.
         """
         self._check_live()
         positions, values = self.told(ids, labels)
@@ -204,6 +213,12 @@ class Sampler(ABC):
         """
         if not self._labels:
             raise ValueError("estimate() needs labels: ask() for items and tell() their labels.")
+        if labels is not None and self.pool.classes is not None:
+            raise ValueError(
+                "`labels` (an annotators' model) is not yet supported for a multiclass pool; "
+                "pass the resolved labels to tell(), or fit ClassCalibration.posterior with "
+                "the AnnotatorPosterior directly."
+            )
         target = self.target
         if measure is not None:
             target = self._target_of(measure)
@@ -274,7 +289,7 @@ class Sampler(ABC):
         answers before it writes them.
         """
         positions = np.atleast_1d(self.pool.positions(ids)).astype(np.int64)
-        values = check_binary(labels, "labels")
+        values = check_classes(labels, "labels", self.pool.classes)
         if values.shape != positions.shape:
             raise ValueError(
                 f"`labels` must have one label per id: {positions.size} ids, {values.size} labels."
@@ -358,10 +373,12 @@ class Sampler(ABC):
         model = self._check_model(model)
         if target.table is None:  # a loss that varies with each score: no rows to impute
             return None
-        bound = self._bound_model(model, target)
         positions = self._labelled_positions()
         labels = self._label_array(positions)
         seed = self._posterior_seed()
+        if self.pool.classes is not None:
+            return lambda: _class_posterior(model, self.pool, positions, labels, seed, target)
+        bound = self._bound_model(model, target)
         return lambda: bound.fit(positions, labels, rng=seed)
 
     def _posterior_seed(self) -> int:
@@ -374,8 +391,18 @@ class Sampler(ABC):
         return int(state.generate_state(1, np.uint64)[0])
 
     def _check_model(self, model: Any):
+        from bayeval.models.class_calibration import ClassCalibration
         from bayeval.models.score_calibration import ScoreCalibration
 
+        if self.pool.classes is not None:
+            if model is None:
+                return ClassCalibration(n_classes=self.pool.n_classes)
+            if not isinstance(model, ClassCalibration) or model.n_classes != self.pool.n_classes:
+                raise ValueError(
+                    "`model` must be a bayeval.models.ClassCalibration of the pool's "
+                    f"{self.pool.n_classes} classes; got {model!r}."
+                )
+            return model
         if model is None:
             return ScoreCalibration()
         if not isinstance(model, ScoreCalibration):
@@ -398,6 +425,23 @@ class Sampler(ABC):
         if key not in self._bound_models:
             self._bound_models[key] = model.bind(self.pool, target)
         return self._bound_models[key]
+
+
+def _class_posterior(model, pool, positions, labels, seed, target):
+    """Return the multiclass model's posterior, adapted to :class:`Estimate`.
+
+    The classes' coordinates are the pool's class names.
+    """
+    from bayeval.sampling.estimate import DataTreePosterior
+
+    confidence = pool.scores if model.n_strata > 1 else None
+    tree = model.posterior(pool.predictions, positions, labels, confidence=confidence, rng=seed)
+    names = list(pool.classes)
+    for group in ("posterior", "constant_data"):
+        if group in tree.children:
+            dims = {d: names for d in ("true_class", "predicted") if d in tree[group].dims}
+            tree[group] = tree[group].to_dataset().assign_coords(dims)
+    return DataTreePosterior(tree, target.outputs)
 
 
 class ImportanceSampler(Sampler):

@@ -42,6 +42,7 @@ class Passive(ImportanceSampler):
     """
 
     method = "passive"
+    multiclass = True
 
     def _draws_everything(self) -> bool:
         return True

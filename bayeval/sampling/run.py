@@ -8,8 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from bayeval._constraints import AnyOf, Instance, Integer, OneOf, Prob, Seed, validate
+from bayeval._constraints import AnyOf, Instance, Integer, OneOf, Optional, Prob, Seed, validate
 from bayeval._validation import check_choice
+from bayeval.measures.registry import by_name
 from bayeval.sampling.base import Sampler
 from bayeval.sampling.estimate import Estimate
 
@@ -71,7 +72,7 @@ class Run:
 
 @validate(
     budget=Integer(minimum=1),
-    sampler=AnyOf(Instance(Sampler, "a bayeval.sampling.Sampler"), OneOf(SAMPLERS)),
+    sampler=Optional(AnyOf(Instance(Sampler, "a bayeval.sampling.Sampler"), OneOf(SAMPLERS))),
     batch_size=Integer(minimum=1),
     prob=Prob(),
     rng=Seed(),
@@ -81,7 +82,7 @@ def evaluate(
     measure: Any,
     oracle: Any,
     budget: int,
-    sampler: str | Sampler = "ais",
+    sampler: str | Sampler | None = None,
     *,
     batch_size: int = 50,
     prob: float = 0.95,
@@ -95,17 +96,21 @@ def evaluate(
     ----------
     pool : bayeval.Pool
         The items to sample from, with their scores.
-    measure : bayeval.measures.Measure
-        A binary-label measure; with several systems in the pool it is applied to each.
+    measure : bayeval.measures.Measure or str
+        A binary-label measure; with several systems in the pool it is applied to each. Or a
+        name (:func:`bayeval.measures.by_name`): on a multiclass pool ``"accuracy"``,
+        ``"balanced_accuracy"``, ``"macro_f1"`` or ``"micro_f1"``.
     oracle : array_like, callable or bayeval.oracles.Oracle
         The true labels of every pool item (in pool order), a function from an array of ids
-        to their 0/1 labels, or an oracle over pool positions.
+        to their 0/1 labels (a multiclass pool: class indices or names), or an oracle over
+        pool positions.
     budget : int
         Distinct items to label, at most the pool size.
-    sampler : str or Sampler, default "ais"
+    sampler : str or Sampler, optional
         A name of :data:`SAMPLERS` ("ais", "oasis", "passive", "static_is", "stochastic_ais",
         "stratified"), built with ``sampler_options``, ``batch_size`` and ``rng``, or a
-        sampler.
+        sampler. Default ``"ais"``; ``"passive"`` on a multiclass pool (which also takes
+        ``"stratified"``).
     batch_size : int, default 50
         Items per stage (the last stage may be smaller, to end at ``budget``).
     prob : float, default 0.95
@@ -135,6 +140,11 @@ def evaluate(
     """
     if budget > pool.size:
         raise ValueError(f"`budget` must be at most the pool size ({pool.size}); got {budget}.")
+    multiclass = getattr(pool, "classes", None) is not None
+    if isinstance(measure, str):
+        measure = by_name(measure, n_classes=pool.n_classes if multiclass else None)
+    if sampler is None:
+        sampler = "passive" if multiclass else "ais"
     if isinstance(sampler, Sampler):
         if sampler_options:
             raise ValueError(

@@ -77,6 +77,7 @@ class Stratified(Sampler):
     """
 
     method = "stratified"
+    multiclass = True
 
     @validate(
         allocation=OneOf(("proportional", "neyman")),
@@ -100,6 +101,11 @@ class Stratified(Sampler):
     ):
         super().__init__(pool, measure, batch_size=batch_size, rng=rng)
         self.allocation, self.min_per_stratum = allocation, min_per_stratum
+        if self.allocation == "neyman" and pool.classes is not None:
+            raise ValueError(
+                "allocation='neyman' needs yes/no labels; a multiclass pool takes "
+                "allocation='proportional'."
+            )
         if self.allocation == "neyman" and self.target.table is None:
             raise ValueError(
                 "allocation='neyman' needs a measure whose loss takes finitely many values per "
