@@ -47,6 +47,13 @@ CREATE TABLE answers (
 """
 
 
+def schema(multiclass: bool) -> str:
+    """Return the tables of a session; a multiclass one's answers are any class index."""
+    if not multiclass:
+        return SCHEMA
+    return SCHEMA.replace("CHECK (label IN (0, 1))", "CHECK (label >= 0)")
+
+
 def lock(path: Path):
     """Take the session's exclusive advisory lock, or raise ``SessionInUseError``."""
     if fcntl is None:  # pragma: no cover - not POSIX
@@ -91,6 +98,7 @@ def rebuild(meta: dict, arrays: dict) -> Any:
         ids=None if ids.size == 0 else ids,
         systems=json.loads(meta.get("systems", "null")),
         judge=arrays.get("judge"),
+        classes=json.loads(meta.get("classes", "null")),
     )
     measure = decode_dataclass(json.loads(meta["measure"]), measures)
     options = decode_options(json.loads(meta["options"]))

@@ -6,11 +6,13 @@ time). A ``tell`` is committed before the call returns; :meth:`Session.open` reb
 sampler from its seed and replays the log, so a session interrupted anywhere continues with the
 same questions and the same estimates as one that never stopped.
 
-Schema (version 1; ``PRAGMA user_version`` holds it)
------------------------------------------------------
+Schema (version 1, or 2 for a multiclass pool; ``PRAGMA user_version`` holds it)
+------------------------------------------------------------------------------
 ``meta(key, value)``
     ``format`` (``"bayeval-session"``), ``bayeval_version``, ``created``, ``sampler``,
-    ``options`` (JSON), ``measure`` (JSON: class and fields), ``seed``, ``pool_sha256``.
+    ``options`` (JSON), ``measure`` (JSON: class and fields), ``seed``, ``pool_sha256``; a
+    multiclass pool's ``classes`` (JSON list of names; version 2, whose answers are class
+    indices instead of 0/1).
 ``arrays(name, data)``
     The pool: ``scores``, ``predictions``, ``ids`` as ``numpy.save`` bytes (never pickled);
     empty when the session was created with ``pool_file`` (very large pools), whose path
@@ -80,7 +82,8 @@ if TYPE_CHECKING:
 
 __all__ = ["LABEL_RULES", "SCHEMA_VERSION", "Session", "SessionInUseError"]
 
-SCHEMA_VERSION = 1
+# 2: multiclass sessions (answers are class indices); binary sessions are still written as 1
+SCHEMA_VERSION = 2
 LABEL_RULES = ("latest", "majority", "dawid-skene")
 
 
@@ -178,6 +181,7 @@ class Session:
         }
         if pool.judge is not None:  # absent otherwise: older sessions' checksums still hold
             arrays["judge"] = pool.judge
+        multiclass = pool.classes is not None
         meta = {
             "format": store.FORMAT,
             "bayeval_version": __version__,
@@ -190,6 +194,8 @@ class Session:
             "systems": json.dumps(list(pool.systems) if pool.n_systems > 1 else None),
             "label_rule": label_rule,
         }
+        if multiclass:  # absent otherwise: binary sessions stay readable by older bayeval
+            meta["classes"] = json.dumps(list(pool.classes))
         stored = arrays
         if pool_file is not None:
             meta["pool_file"] = str(
@@ -199,8 +205,8 @@ class Session:
         db = store.connect(path)
         lock = store.lock(path)
         with db:
-            db.executescript(store.SCHEMA)
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.executescript(store.schema(multiclass))
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION if multiclass else 1}")
             db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
             db.executemany(
                 "INSERT INTO arrays VALUES (?, ?)",
@@ -328,7 +334,8 @@ class Session:
         ids : array_like
             Pool ids, pending or already labelled.
         labels : array_like of {0, 1}
-            The label of each id, in the same order.
+            The label of each id, in the same order (a multiclass pool: class indices or
+            names).
         annotator : str, optional
             Who gave the answers, recorded with them (majority votes count each annotator's
             latest answer).
@@ -336,8 +343,8 @@ class Session:
         Raises
         ------
         ValueError
-            For ids never asked, repeated ids, labels outside ``{0, 1}``, or lengths that
-            differ; nothing is recorded then.
+            For ids never asked, repeated ids, labels outside ``{0, 1}`` (the pool's classes),
+            or lengths that differ; nothing is recorded then.
         """
         self.record(ids, labels, annotator)
 
@@ -455,7 +462,8 @@ class Session:
         pool = self.sampler.pool
         model = DawidSkene() if model is None else model
         ids = pool.ids_at(np.array(positions, dtype=np.int64))
-        return model.fit(ids, list(names), list(labels), pool=pool, rng=rng)
+        classes = tuple(range(pool.n_classes))  # every class, answered yet or not
+        return model.fit(ids, list(names), list(labels), classes=classes, pool=pool, rng=rng)
 
     @validate(n=Integer(minimum=1), annotator=Optional(Text()))
     def second_opinions(self, n: int, annotator: str | None = None) -> np.ndarray:
@@ -573,7 +581,7 @@ class Session:
             The annotator of answers whose row (or Label Studio annotation) names none.
         choices : mapping of str to {0, 1}, optional
             Label Studio only: the label of each choice; default
-            ``{"Positive": 1, "Negative": 0}``.
+            ``{"Positive": 1, "Negative": 0}`` (a multiclass pool: each class by its name).
 
         Returns
         -------
@@ -728,12 +736,16 @@ def _rng_state(sampler: Any) -> str:
 
 
 def _resolve(answers: list[tuple[str | None, int]], rule: str) -> int:
-    """Resolve an item's label from its answers ``[(annotator, label), ...]`` (oldest first)."""
+    """Resolve an item's label from its answers ``[(annotator, label), ...]`` (oldest first).
+
+    ``"majority"``: the label most annotators gave as their latest answer (a plurality among
+    several classes); among labels tied for the most votes, that of the most recent answer.
+    """
     if rule == "latest" or len(answers) == 1:
         return answers[-1][1]
     votes = {who: label for who, label in answers}  # each annotator's latest answer
-    positive = sum(votes.values())
-    negative = len(votes) - positive
-    if positive == negative:
-        return answers[-1][1]
-    return int(positive > negative)
+    counts: dict[int, int] = {}
+    for label in votes.values():
+        counts[label] = counts.get(label, 0) + 1
+    most = max(counts.values())
+    return next(y for _, y in reversed(answers) if counts.get(y, 0) == most)

@@ -217,6 +217,8 @@ def _pending_questions(session: Any) -> list[tuple[int, int, int | None, float |
 def _pool_columns(pool: Any, positions: np.ndarray) -> dict[str, list]:
     scores = np.asarray(pool.scores)[positions]
     predictions = np.asarray(pool.predictions)[positions]
+    if pool.classes is not None:  # the predicted class by name
+        predictions = np.asarray(pool.classes, dtype=object)[predictions]
     if pool.n_systems == 1:
         return {
             "score": scores.reshape(-1).tolist(),
@@ -292,7 +294,8 @@ def import_answers(
         The annotator of answers whose row has no ``annotator`` (csv, jsonl) or whose Label
         Studio annotation has no ``completed_by``.
     choices : mapping of str to {0, 1}, optional
-        Label Studio only: the label of each choice; default ``{"Positive": 1, "Negative": 0}``.
+        Label Studio only: the label of each choice; default ``{"Positive": 1, "Negative": 0}``
+        (a multiclass pool: each class by its name, mapped to its index).
 
     Returns
     -------
@@ -329,18 +332,20 @@ def import_answers(
     session.check_writable()
     if not path.is_file():
         raise ValueError(f"`path` must be an existing file; {path} does not exist.")
+    classes = session.sampler.pool.classes
     if fmt == "csv":
-        answers = _read_csv(path, annotator)
+        answers = _read_csv(path, annotator, classes)
     elif fmt == "jsonl":
-        answers = _read_jsonl(path, annotator)
+        answers = _read_jsonl(path, annotator, classes)
     else:
-        answers = [_Answer(*a) for a in read_export(path, annotator, check_choices(choices))]
+        choices = check_choices(choices, classes)
+        answers = [_Answer(*a) for a in read_export(path, annotator, choices)]
     groups, rows = _checked(session, path, answers)
     recorded = sum(session.record(ids, labels, who) for who, (ids, labels) in groups.items())
     return ImportReport(recorded=recorded, skipped=rows - recorded, rows=rows)
 
 
-def _read_csv(path: Path, annotator: str | None) -> list[_Answer]:
+def _read_csv(path: Path, annotator: str | None, classes) -> list[_Answer]:
     answers = []
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle)
@@ -355,7 +360,7 @@ def _read_csv(path: Path, annotator: str | None) -> list[_Answer]:
         for row in reader:
             where = f"line {start}"
             start = reader.line_num + 1
-            label = _label(row["label"], path, where)
+            label = _label(row["label"], path, where, classes)
             if label is None:
                 continue
             who = (row.get("annotator") or "").strip()
@@ -363,7 +368,7 @@ def _read_csv(path: Path, annotator: str | None) -> list[_Answer]:
     return answers
 
 
-def _read_jsonl(path: Path, annotator: str | None) -> list[_Answer]:
+def _read_jsonl(path: Path, annotator: str | None, classes) -> list[_Answer]:
     answers = []
     with path.open(encoding="utf-8-sig") as handle:
         for number, line in enumerate(handle, start=1):
@@ -379,7 +384,7 @@ def _read_jsonl(path: Path, annotator: str | None) -> list[_Answer]:
                     f"{path}, {where}: each line must be a JSON object with 'id' and 'label'; "
                     f"got {line.strip()[:60]!r}."
                 )
-            label = _label(row.get("label"), path, where)
+            label = _label(row.get("label"), path, where, classes)
             if label is None:
                 continue
             if "id" not in row:
@@ -474,10 +479,16 @@ def _as_int(value: Any) -> int | None:
     return None
 
 
-def _label(value: Any, path: Path, where: str) -> int | None:
-    """Return a 0/1 label, None for 'not answered yet', or raise naming the row and value."""
+def _label(value: Any, path: Path, where: str, classes=None) -> int | None:
+    """Return a 0/1 label, None for 'not answered yet', or raise naming the row and value.
+
+    With ``classes`` (a multiclass pool) a label is a class name or its index; ``true`` and
+    ``false`` name no class.
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
+    if classes is not None:
+        return _class_label(value, path, where, classes)
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, int | float) and value in (0, 1):
@@ -492,6 +503,21 @@ def _label(value: Any, path: Path, where: str) -> int | None:
             return 0
     raise ValueError(
         f"{path}, {where}: label {value!r} is not a label; allowed: {_LABELS_ALLOWED}."
+    )
+
+
+def _class_label(value: Any, path: Path, where: str, classes: tuple[str, ...]) -> int | None:
+    text = value.strip() if isinstance(value, str) else None
+    if text == "":
+        return None
+    if text in classes:
+        return classes.index(text)
+    index = _as_int(value) if not isinstance(value, bool) else None
+    if index is not None and 0 <= index < len(classes):
+        return index
+    raise ValueError(
+        f"{path}, {where}: label {value!r} is not a class; allowed: the names {list(classes)} "
+        f"or their indices 0 .. {len(classes) - 1} (empty: not answered yet)."
     )
 
 

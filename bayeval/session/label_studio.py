@@ -137,20 +137,34 @@ def _completed_by(user: Any) -> str | None:
     return f"label-studio:{user}"
 
 
-def check_choices(choices: Mapping[str, int] | None) -> dict[str, int]:
-    """Return ``choices`` as a dict of choice name to label (the default when None)."""
+def check_choices(
+    choices: Mapping[str, int] | None, classes: Sequence[str] | None = None
+) -> dict[str, int]:
+    """Return ``choices`` as a dict of choice name to label (the default when None).
+
+    With ``classes`` (a multiclass pool) the labels are class indices and the default offers
+    each class by its name.
+    """
+    if classes is None:
+        default, allowed = dict(DEFAULT_CHOICES), "a label 0 or 1"
+    else:
+        default = {name: k for k, name in enumerate(classes)}
+        allowed = f"a class index 0 .. {len(classes) - 1}"
     if choices is None:
-        return dict(DEFAULT_CHOICES)
+        return default
     if not isinstance(choices, Mapping) or not choices:
         raise ValueError(
-            f"`choices` must map each choice name to a label 0 or 1, e.g. {DEFAULT_CHOICES}; "
-            f"got {choices!r}."
+            f"`choices` must map each choice name to {allowed}, e.g. {default}; got {choices!r}."
         )
     out = {}
     for name, label in choices.items():
-        if not isinstance(name, str) or isinstance(label, float) or label not in (0, 1):
+        if (
+            not isinstance(name, str)
+            or isinstance(label, bool | float)
+            or label not in range(len(default))
+        ):
             raise ValueError(
-                f"`choices` must map each choice name (a string) to a label 0 or 1; got "
+                f"`choices` must map each choice name (a string) to {allowed}; got "
                 f"{name!r}: {label!r}."
             )
         out[name] = int(label)
@@ -159,17 +173,23 @@ def check_choices(choices: Mapping[str, int] | None) -> dict[str, int]:
 
 # -- the project ------------------------------------------------------------------------
 def label_studio_config(
-    choices: Mapping[str, int] | None = None, *, fields: Sequence[str] = ()
+    choices: Mapping[str, int] | None = None,
+    *,
+    fields: Sequence[str] = (),
+    classes: Sequence[str] | None = None,
 ) -> str:
     """Return a Label Studio labelling configuration (XML) for tasks from :func:`export_pending`.
 
     Parameters
     ----------
     choices : mapping of str to {0, 1}, optional
-        The choices offered, in order; default ``{"Positive": 1, "Negative": 0}``. Pass the
-        same mapping to :func:`import_answers`.
+        The choices offered, in order; default ``{"Positive": 1, "Negative": 0}`` (with
+        ``classes``: each class by its name). Pass the same mapping to :func:`import_answers`.
     fields : sequence of str, default ()
         Columns of the exported ``data`` to show (e.g. ``["text"]``), below the item's id.
+    classes : sequence of str, optional
+        A multiclass pool's classes (``pool.classes``): the default choices are then the
+        class names, and ``choices`` map names to class indices.
 
     Returns
     -------
@@ -189,7 +209,7 @@ def label_studio_config(
       </Choices>
     </View>
     """
-    names = check_choices(choices)
+    names = check_choices(choices, classes)
     if isinstance(fields, str) or not all(isinstance(f, str) and f for f in fields):
         raise ValueError(f"`fields` must be a sequence of column names; got {fields!r}.")
     lines = ["<View>", '  <Text name="item" value="$bayeval_id"/>']
