@@ -183,6 +183,19 @@ def check_binary(values: Any, name: str) -> np.ndarray:
     return arr.astype(np.int8)
 
 
+def check_class_names(classes: Any) -> tuple[str, ...]:
+    """Return the class names as a tuple of distinct non-empty strings, 2 to 127 of them."""
+    names = (classes,) if isinstance(classes, str) else tuple(classes)
+    if not 2 <= len(names) <= 127 or not all(isinstance(c, str) and c for c in names):
+        raise ValueError(
+            "`classes` must name 2 to 127 classes, each a non-empty string; got "
+            f"{[plain(c) for c in names]!r}."
+        )
+    if len(set(names)) != len(names):
+        raise ValueError(f"`classes` must be distinct; got {list(names)!r}.")
+    return names
+
+
 def check_classes(values: Any, name: str, classes: tuple[str, ...] | None) -> np.ndarray:
     """Return ``values`` as an int8 array of class indices, or raise naming ``name``.
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from bayeval._constraints import Array, validate
 from bayeval._core.score_strata import CHUNK
-from bayeval._validation import check_classes, check_scores, plain
+from bayeval._validation import check_class_names, check_classes, check_scores
 from bayeval.strata.partition import STRATIFY_CONSTRAINTS, Method, Strata, stratify_scores
 
 if TYPE_CHECKING:
@@ -58,19 +58,6 @@ def _check_predictions(predictions: Any, shape: tuple[int, ...]) -> np.ndarray:
             )
         out[start : start + CHUNK] = block
     return out
-
-
-def _check_class_names(classes: Any) -> tuple[str, ...]:
-    """Return the class names as a tuple of distinct non-empty strings, 2 to 127 of them."""
-    names = (classes,) if isinstance(classes, str) else tuple(classes)
-    if not 2 <= len(names) <= 127 or not all(isinstance(c, str) and c for c in names):
-        raise ValueError(
-            "`classes` must name 2 to 127 classes, each a non-empty string; got "
-            f"{[plain(c) for c in names]!r}."
-        )
-    if len(set(names)) != len(names):
-        raise ValueError(f"`classes` must be distinct; got {list(names)!r}.")
-    return names
 
 
 def _multiclass_predictions(
@@ -276,7 +263,7 @@ class Pool:
         # predictions, one threshold per system, ids and systems
         arr, lo, hi = check_scores(scores, "scores", ndim=(1, 2))
         n_systems = 1 if arr.ndim == 1 else arr.shape[1]
-        self.classes = None if classes is None else _check_class_names(classes)
+        self.classes = None if classes is None else check_class_names(classes)
         if self.classes is not None:
             pred = _multiclass_predictions(predictions, arr, judge, self.classes)
             self.threshold = None

@@ -114,7 +114,7 @@ def test_a_judge_column_joins_the_session_and_is_never_shown(tmp_path, pool_csv)
     # the same file without its judge is another pool: the session refuses it
     result = runner.invoke(app, ["label", str(path), "--pool", str(judged)], input="q\n")
     assert result.exit_code == 2
-    assert "holds other items, scores, predictions or judge" in _flat(result.output)
+    assert "holds other items, scores, predictions, judge or classes" in _flat(result.output)
 
 
 def test_skip_leaves_the_item_pending_until_it_comes_back(tmp_path, pool_csv):

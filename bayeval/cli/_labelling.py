@@ -13,8 +13,15 @@ from typing import Any
 
 import numpy as np
 
-from bayeval.cli._shared import bad, error, load_source, measure_name, number, sampler_class
-from bayeval.measures.registry import by_name
+from bayeval.cli._shared import (
+    bad,
+    error,
+    load_source,
+    measure_name,
+    number,
+    run_measure,
+    sampler_class,
+)
 
 __all__ = [
     "Labeller",
@@ -42,6 +49,27 @@ KEYS_HELP = (
 
 PROMPT = "label [y/n/s/u/q, ? for help]: "
 
+#: The loop's actions, which a multiclass prompt takes beside the classes.
+ACTIONS = {key: action for key, action in KEYS.items() if isinstance(action, str)}
+
+
+def answer_keys(classes: tuple[str, ...] | None) -> tuple[dict, str, str]:
+    """Return the prompt's keys, its help and the prompt itself for a pool's label space.
+
+    A multiclass pool is answered with a class's number or name (any case); a class whose
+    name is also an action key (``s``, ``q``, ...) is answered by its number.
+    """
+    if classes is None:
+        return KEYS, KEYS_HELP, PROMPT
+    keys = {str(k): k for k in range(len(classes))}
+    keys.update((name.lower(), k) for k, name in enumerate(classes) if name.lower() not in ACTIONS)
+    keys.update(ACTIONS)
+    numbered = ", ".join(f"{k} = {name}" for k, name in enumerate(classes))
+    actions = KEYS_HELP[KEYS_HELP.index(", s = skip") :]  # the help of the actions
+    help_text = f"keys: a class's number or name ({numbered}){actions}"
+    return keys, help_text, f"label [0-{len(classes) - 1} or a class name, s/u/q, ? for help]: "
+
+
 #: Columns of a --pool file that ``bayeval label`` shows from the pool itself (``predicted``:
 #: the bundled FEBRL pairs' predictions).
 POOL_COLUMNS = ("id", "score", "prediction", "predicted")
@@ -61,14 +89,16 @@ def open_session(path: Path, *, read_only: bool):
 
 
 def open_or_create(
-    path: Path, pool, threshold, measure, sampler, seed, label_rule, source=None, judge=None
-):
+    path: Path, pool, threshold, measure, sampler, seed, label_rule, source=None, judge=None,
+    classes=None,
+):  # fmt: skip
     """Continue the session at ``path`` or create it from ``--pool``.
 
     A session that exists is continued; any option given (not None) must agree with it. A new
-    one needs ``pool`` and takes the defaults f1, ais, a random seed (stored) and the label
-    rule ``latest`` for options not given. ``source``: ``pool`` already read, if it was;
-    ``judge``: ``--judge-column``.
+    one needs ``pool`` and takes the defaults f1 (macro_f1 for a multiclass pool), ais
+    (passive), a random seed (stored) and the label rule ``latest`` for options not given.
+    ``source``: ``pool`` already read, if it was; ``judge``: ``--judge-column``; ``classes``:
+    ``--classes``.
 
     Returns
     -------
@@ -82,7 +112,7 @@ def open_or_create(
     if not path.exists() and pool is not None:
         sampler_class("ais" if sampler is None else sampler)  # an unknown --sampler first
     if source is None and pool is not None:
-        source = load_source(pool, threshold, judge)
+        source = load_source(pool, threshold, judge, classes)
     if path.exists():
         session = open_session(path, read_only=False)
         try:
@@ -97,12 +127,14 @@ def open_or_create(
             ".parquet file).",
             "--pool",
         )
-    name = "ais" if sampler is None else sampler
+    multiclass = source.pool.classes is not None
+    name = sampler or ("passive" if multiclass else "ais")
+    chosen = run_measure(None if measure is None else measure.value, source.pool.classes)
     try:
         session = Session.create(
             path,
             source.pool,
-            by_name("f1" if measure is None else measure.value),
+            chosen,
             name,
             rng=seed,
             label_rule="latest" if label_rule is None else label_rule.value,
@@ -113,8 +145,8 @@ def open_or_create(
 
 
 def same_pool(a: Any, b: Any) -> bool:
-    """Whether two pools hold the same scores, predictions, judge and ids."""
-    if (a.judge is None) != (b.judge is None):
+    """Whether two pools hold the same scores, predictions, judge, classes and ids."""
+    if (a.judge is None) != (b.judge is None) or a.classes != b.classes:
         return False
     return (
         a.scores.shape == b.scores.shape
@@ -130,7 +162,8 @@ def check_agrees(session, pool, source, measure, sampler, seed, label_rule) -> N
     meta = session.meta
     where = f"the session {session.path} was created with"
     keep = "; leave the option out to continue the session (its settings never change)."
-    if measure is not None and by_name(measure.value) != session.sampler.measure:
+    classes = session.sampler.pool.classes
+    if measure is not None and run_measure(measure.value, classes) != session.sampler.measure:
         theirs = measure_name(session.sampler.measure)
         raise bad(f"{where} --measure {theirs}, not {measure.value}{keep}", "--measure")
     if sampler is not None and sampler != meta["sampler"]:
@@ -142,7 +175,7 @@ def check_agrees(session, pool, source, measure, sampler, seed, label_rule) -> N
         raise bad(f"{where} --label-rule {rule}, not {label_rule.value}{keep}", "--label-rule")
     if source is not None and not same_pool(source.pool, session.sampler.pool):
         raise bad(
-            f"{pool} holds other items, scores, predictions or judge than the pool of "
+            f"{pool} holds other items, scores, predictions, judge or classes than the pool of "
             f"{session.path} "
             f"({session.sampler.pool.size:,} items){keep}",
             "--pool",
@@ -191,6 +224,16 @@ class Labeller:
         self.answered = self.rejudged = 0
         self._estimate_key: Any = None
         self.estimate_text = ""
+        self.classes = session.sampler.pool.classes
+        self.keys, self.keys_help, self.prompt = answer_keys(self.classes)
+
+    def word(self, label: int | None) -> str:
+        """Return how an answer is shown: positive/negative, or the class's name."""
+        if label is None:
+            return "none"
+        if self.classes is not None:
+            return self.classes[label]
+        return "positive" if label else "negative"
 
     def say(self, text: str, style: str | None = None) -> None:
         self.console.print(text, style=style, markup=False, soft_wrap=True)
@@ -206,7 +249,7 @@ class Labeller:
             f"{meta.get('label_rule', 'latest')}; {sess.sampler.pool.size:,} items, "
             f"{sess.labels_count():,} labels, {len(sess.pending):,} pending."
         )
-        self.say(KEYS_HELP, style="dim")
+        self.say(self.keys_help, style="dim")
 
     def run(self) -> None:
         """Ask for answers until a stop rule, the end of the pool, ``q`` or end of input."""
@@ -268,16 +311,17 @@ class Labeller:
     def _ask_key(self):
         while True:
             try:
-                text = read_line(PROMPT, self.console)
+                text = read_line(self.prompt, self.console)
             except EOFError:
                 self.say("")
                 self.say("end of input.")
                 return "quit"
-            answer = KEYS.get(text.strip().lower())
+            answer = self.keys.get(text.strip().lower())
             if answer == "help":
-                self.say(KEYS_HELP)
+                self.say(self.keys_help)
             elif answer is None:
-                self.say(f"{text.strip()!r}: answer y, n, s, u or q (? for help).")
+                what = "y, n" if self.classes is None else "a class's number or name"
+                self.say(f"{text.strip()!r}: answer {what}, s, u or q (? for help).")
             else:
                 return answer
 
@@ -309,7 +353,7 @@ class Labeller:
                 self.history.remove(item)
             self.history.append(item)
         self.answered += recorded
-        word = "positive" if answer else "negative"
+        word = self.word(answer)
         if again:
             if recorded:
                 self.rejudged += 1
@@ -324,7 +368,7 @@ class Labeller:
         from rich.text import Text
 
         if again:
-            earlier = {1: "positive", 0: "negative"}.get(self.given.get(item), "none")
+            earlier = self.word(self.given.get(item))
             title = f"re-judging id {item!r} (your earlier answer: {earlier})"
         else:
             number = self.session.labels_count() + 1
@@ -353,7 +397,9 @@ class Labeller:
         if self.extra is not None:  # the other columns of the --pool file, in pool order
             fields += list(self.extra.iloc[position].items())
         scores, predictions = pool.scores[position], pool.predictions[position]
-        if pool.n_systems == 1:
+        if pool.classes is not None:
+            fields += [("score", scores), ("prediction", pool.classes[predictions])]
+        elif pool.n_systems == 1:
             fields += [("score", scores), ("prediction", predictions)]
         else:
             for j, system in enumerate(pool.systems):

@@ -18,11 +18,21 @@ import numpy as np
 import typer
 
 from bayeval.cli._labelling import KEYS_HELP, POOL_COLUMNS, Labeller, open_or_create
-from bayeval.cli._shared import MeasureName, bad, load_source, number, sampler_class, save_png
-from bayeval.measures.registry import by_name
+from bayeval.cli._shared import (
+    CLASSES_HELP,
+    MeasureName,
+    bad,
+    classes_option,
+    load_source,
+    number,
+    run_measure,
+    sampler_class,
+    save_png,
+)
 
 #: Measures reported next to the one sampled for, estimated from the same labels.
 COMPANIONS = ("precision", "recall", "f1")
+MULTICLASS_COMPANIONS = ("accuracy", "macro_f1", "balanced_accuracy")
 
 #: Thresholds of the precision-recall curve in the report.
 PR_THRESHOLDS = 19
@@ -41,7 +51,10 @@ HELP = "\n\n".join(
         "terminal, as with bayeval label: every answer is kept in the --session file as it is "
         "given, so you can stop anywhere (q, end of input, Ctrl-C) and continue later with this "
         "command or bayeval label. " + KEYS_HELP,
-        "Intervals are the credible intervals of the model of the labels (ScoreCalibration), "
+        "With --classes the pool is multiclass: accuracy, macro-F1 and balanced accuracy are "
+        "estimated from uniform (passive) or stratified labels.",
+        "Intervals are the credible intervals of the model of the labels (ScoreCalibration; "
+        "ClassCalibration for a multiclass pool), "
         "with the design-based interval of the sampler's estimator beside them. The "
         "report folder gets estimates.png (estimates and intervals against labels used) and "
         "pr_curve.png (the precision-recall curve from the same labels; after an AIS run also "
@@ -66,10 +79,11 @@ class Tracker:
         self.sampler, self.prob = sampler, prob
         self.names = [measure_name]
         self.companions, self.unavailable = {}, {}
-        for name in COMPANIONS:
+        classes = sampler.pool.classes
+        for name in COMPANIONS if classes is None else MULTICLASS_COMPANIONS:
             if name == measure_name:
                 continue
-            measure = by_name(name)
+            measure = run_measure(name, classes)
             if sampler.covers(measure):
                 self.companions[name] = measure
                 self.names.append(name)
@@ -181,15 +195,19 @@ def evaluate(
         ),
     ],
     measure: Annotated[
-        MeasureName, typer.Option(help="The measure the sampler is built for.")
-    ] = MeasureName.f1,
+        MeasureName | None,
+        typer.Option(
+            help="The measure the sampler is built for (default f1; macro_f1 with --classes)."
+        ),
+    ] = None,
     budget: Annotated[int, typer.Option(min=1, help="Distinct items to label.")] = 1000,
     sampler: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="Sampler, as in bayeval.evaluate: ais, passive, ... (a wrong name lists them all)."
+            help="Sampler, as in bayeval.evaluate: ais, passive, ... (a wrong name lists them "
+            "all; default ais, passive with --classes)."
         ),
-    ] = "ais",
+    ] = None,
     batch_size: Annotated[
         int | None,
         typer.Option(min=1, help="Items per stage (default: 50; 10 when labelling by hand)."),
@@ -207,6 +225,7 @@ def evaluate(
             "it (never shown when labelling).",
         ),
     ] = None,
+    classes: Annotated[str | None, typer.Option(help=CLASSES_HELP)] = None,
     interactive: Annotated[
         bool | None,
         typer.Option(
@@ -236,8 +255,11 @@ def evaluate(
 
     if not 0.0 < prob < 1.0:
         raise bad(f"must be in the open interval (0, 1); got {prob}.", "--prob")
+    names = classes_option(classes)
+    sampler = sampler or ("ais" if names is None else "passive")
     cls = sampler_class(sampler)
-    source = load_source(pool, threshold, judge_column)
+    run_measure_ = run_measure(None if measure is None else measure.value, names)
+    source = load_source(pool, threshold, judge_column, names)
     if interactive is None:
         interactive = source.truth is None
     elif not interactive and source.truth is None:
@@ -247,7 +269,6 @@ def evaluate(
         raise bad(f"must be at most the pool's {source.pool.size:,} items; got {budget:,}.",
                    "--budget")  # fmt: skip
     batch_size = batch_size or (10 if interactive else 50)
-    run_measure = by_name(measure.value)
     console = Console(stderr=as_json, highlight=False)
     start = time.perf_counter()
     if interactive:
@@ -255,15 +276,18 @@ def evaluate(
             session, pool, threshold, measure, sampler, seed, None, source=source
         )
         instance = sess.sampler
-        tracker = Tracker(instance, measure.value, prob)
+        tracker = Tracker(instance, run_measure_.name, prob)
         completed = _label_interactively(
             sess, created, source, tracker, console, (budget, batch_size, prob, annotator)
         )
     else:
-        instance = cls(source.pool, run_measure, batch_size=batch_size, rng=seed)
-        tracker = Tracker(instance, measure.value, prob)
         try:
-            _simulate(instance, source, run_measure, budget, batch_size, tracker, as_json)
+            instance = cls(source.pool, run_measure_, batch_size=batch_size, rng=seed)
+        except ValueError as err:  # a sampler of yes/no labels on a multiclass pool
+            raise bad(str(err), "--sampler") from None
+        tracker = Tracker(instance, run_measure_.name, prob)
+        try:
+            _simulate(instance, source, run_measure_, budget, batch_size, tracker, as_json)
         except ValueError as err:  # the sampler ran out of items it can draw
             typer.echo(f"error after {instance.labels_used:,} labels: {err}", err=True)
             raise typer.Exit(code=2) from None
@@ -289,7 +313,7 @@ def _true_values(source, tracker) -> dict[str, float]:
         return {}
     out = {}
     for name in tracker.names:
-        measure = by_name(name)
+        measure = run_measure(name, source.pool.classes)
         values = measure.value(source.truth, predictions=source.pool.predictions)
         out.update(zip(measure.outputs, values.tolist(), strict=True))
     return out
@@ -306,6 +330,9 @@ def _write_report(folder: Path, source, sampler, tracker, truth) -> list[Path]:
     )
     files = [folder / "estimates.png"]
     save_png(plot_history(tracker.history(), truth=truth, title=title), files[0])
+    if source.pool.classes is not None:
+        tracker.unavailable["pr_curve"] = "a multiclass pool has no precision-recall curve"
+        return files
     thresholds = pr_thresholds(source.pool.scores, PR_THRESHOLDS)
     if thresholds.size == 0:
         tracker.unavailable["pr_curve"] = "every item has the same score"
@@ -345,6 +372,8 @@ def _robust_interval(sampler, tracker, name: str):
     """Return the credible interval of ``ScoreCalibration.robust()`` for ``name``, or None."""
     from bayeval.models import ScoreCalibration
 
+    if sampler.pool.classes is not None:  # ScoreCalibration's variant: yes/no labels only
+        return None
     measure = tracker.companions.get(name)  # None: the run's own measure
     est = sampler.estimate(measure=measure, model=ScoreCalibration.robust())
     if "posterior" not in est.bases:  # no model of the labels for this measure
@@ -447,10 +476,14 @@ def _print(result: dict, source, console) -> None:
             cells += [fmt(row["truth"]), f"{covers(row, 'posterior_')} / {covers(row, 'design_')}"]
         table.add_row(*cells)
     console.print(table)
+    model = (
+        "ScoreCalibration (a calibration curve learned from the labels)"
+        if source.pool.classes is None
+        else "ClassCalibration (each predicted class's accuracy, pooled over the classes)"
+    )
     console.print(
-        "credible: posterior of bayeval.models.ScoreCalibration (a calibration curve learned "
-        "from the labels); design: the sampler's importance weights, logit scale; covers: "
-        "credible / design.",
+        f"credible: posterior of bayeval.models.{model}; design: the sampler's importance "
+        "weights, logit scale; covers: credible / design.",
         style="dim",
     )
     for row in result["estimates"]:

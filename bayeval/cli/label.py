@@ -32,7 +32,14 @@ from bayeval.cli._labelling import (
     open_or_create,
     open_session,
 )
-from bayeval.cli._shared import MeasureName, bad, error, measure_name
+from bayeval.cli._shared import (
+    CLASSES_HELP,
+    MeasureName,
+    bad,
+    classes_option,
+    error,
+    measure_name,
+)
 from bayeval.session import LABEL_RULES
 from bayeval.session.exchange import FORMATS
 
@@ -119,7 +126,10 @@ def label(
     ] = None,
     measure: Annotated[
         MeasureName | None,
-        typer.Option(help="For a new session: the measure the sampler is built for (default f1)."),
+        typer.Option(
+            help="For a new session: the measure the sampler is built for (default f1; "
+            "macro_f1 with --classes)."
+        ),
     ] = None,
     sampler: Annotated[
         str | None,
@@ -148,6 +158,7 @@ def label(
             "probability per item (never shown).",
         ),
     ] = None,
+    classes: Annotated[str | None, typer.Option(help="With --pool: " + CLASSES_HELP)] = None,
     annotator: Annotated[
         str | None, typer.Option(help="Your name, recorded with every answer.")
     ] = None,
@@ -181,8 +192,9 @@ def label(
         raise bad(f"must be a positive number; got {width}.", "--width")
     table = _read_data(data)
     sess, source, created = open_or_create(
-        session, pool, threshold, measure, sampler, seed, label_rule, judge=judge_column
-    )
+        session, pool, threshold, measure, sampler, seed, label_rule, judge=judge_column,
+        classes=classes_option(classes),
+    )  # fmt: skip
     extra = None
     if source is not None:  # the pool file's other columns (not those of the pool itself)
         extra = source.items.drop(columns=list(POOL_COLUMNS), errors="ignore")
@@ -388,7 +400,9 @@ def export(
         typer.echo(f"(nothing is pending: bayeval label {session} asks for questions)")
     if label_studio_config is not None:
         try:
-            label_studio_config.write_text(make_config(mapping, fields=fields) + "\n")
+            classes = sess.sampler.pool.classes
+            config = make_config(mapping, fields=fields, classes=classes)
+            label_studio_config.write_text(config + "\n")
         except (OSError, ValueError) as err:
             raise error(f"--label-studio-config {label_studio_config}: {err}") from None
         typer.echo(f"Label Studio config written to {label_studio_config}")
@@ -401,10 +415,10 @@ def _choices(text: str | None) -> dict[str, int] | None:
     out = {}
     for part in text.split(","):
         name, sep, value = part.rpartition("=")
-        if not sep or not name.strip() or value.strip() not in ("0", "1"):
+        if not sep or not name.strip() or not value.strip().isdigit():
             raise bad(
-                f"expected NAME=LABEL pairs with labels 0 or 1, separated by commas (e.g. "
-                f"Match=1,No match=0); got {part!r}.",
+                f"expected NAME=LABEL pairs with labels 0 or 1 (a multiclass session: class "
+                f"indices), separated by commas (e.g. Match=1,No match=0); got {part!r}.",
                 "--choices",
             )
         out[name.strip()] = int(value)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from bayeval._constraints import Real, validate
-from bayeval._validation import plain
+from bayeval._validation import check_class_names, plain
 
 __all__ = ["ScoredItems", "febrl_items", "read_scored_items", "read_system_items"]
 
@@ -30,7 +30,8 @@ class ScoredItems:
     items : pandas.DataFrame
         One row per item, every column but ``label``: what a person labelling an item sees.
     truth : numpy.ndarray or None
-        The ``label`` column as 0/1 (int8) when the file has one (a simulation), else None.
+        The ``label`` column as 0/1 (int8; a multiclass pool: class indices) when the file has
+        one (a simulation), else None.
     """
 
     name: str
@@ -51,7 +52,9 @@ def febrl_items() -> ScoredItems:
 
 
 @validate(threshold=Real())
-def read_scored_items(path: Any, threshold: float = 0.5, judge: str | None = None) -> ScoredItems:
+def read_scored_items(
+    path: Any, threshold: float = 0.5, judge: str | None = None, classes: Any = None
+) -> ScoredItems:
     """Read a CSV or Parquet file of scored items, one row per item.
 
     Parameters
@@ -64,6 +67,10 @@ def read_scored_items(path: Any, threshold: float = 0.5, judge: str | None = Non
     judge : str, optional
         The column of an automatic judge's 0/1 labels or probabilities (the pool's ``judge``);
         it is left out of ``items``, so an annotator shown the items never sees it.
+    classes : sequence of str, optional
+        A multiclass pool's class names: ``prediction`` is then required and holds each
+        item's predicted class, ``label`` its true class (names or indices), and ``score``
+        how sure the system is.
 
     Returns
     -------
@@ -95,11 +102,17 @@ def read_scored_items(path: Any, threshold: float = 0.5, judge: str | None = Non
             f"columns are {list(map(str, df.columns))}."
         )
     scores = _numbers(df, "score", spec)
-    predictions = _binary(df, "prediction", spec) if "prediction" in df.columns else None
-    truth, ids = _labels_and_ids(df, spec)
+    if classes is not None:
+        classes = check_class_names(classes)
+        if "prediction" not in df.columns:
+            raise ValueError(f"{spec}: a multiclass pool needs a column 'prediction'.")
+        predictions = _classes(df, "prediction", spec, classes)
+    else:
+        predictions = _binary(df, "prediction", spec) if "prediction" in df.columns else None
+    truth, ids = _labels_and_ids(df, spec, classes)
     judged = None if judge is None else _judge_column(df, judge, spec)
     try:
-        pool = Pool(scores, predictions, threshold, ids, judge=judged)
+        pool = Pool(scores, predictions, threshold, ids, judge=judged, classes=classes)
     except ValueError as err:  # ids repeated or of mixed types (positions count from 0)
         raise ValueError(f"{spec}: column 'id': {err}") from None
     hidden = ["label"] if judge is None else ["label", judge]
@@ -204,12 +217,15 @@ def _read_frame(path: Any):
     return path, df
 
 
-def _labels_and_ids(df, spec: str):
-    """Return the ``label`` column (0/1, or None) and the ``id`` column (or None)."""
+def _labels_and_ids(df, spec: str, classes=None):
+    """Return the ``label`` column (0/1 or class indices, or None) and the ``id`` column."""
     truth = None
     if "label" in df.columns:
         hint = " Leave the column out to label the items interactively."
-        truth = _binary(df, "label", spec, hint)
+        if classes is None:
+            truth = _binary(df, "label", spec, hint)
+        else:
+            truth = _classes(df, "label", spec, classes, hint)
     ids = None
     if "id" in df.columns:
         missing = df["id"].isna().to_numpy()
@@ -234,6 +250,32 @@ def _numbers(df, column: str, where: str) -> np.ndarray:
             f"{plain(df[column].iloc[i])!r}."
         )
     return values
+
+
+def _classes(df, column: str, where: str, classes: tuple, hint: str = "") -> np.ndarray:
+    """Return a column of class names or indices as int8 indices, or raise naming the row."""
+    index = {name: k for k, name in enumerate(classes)}
+    out = np.empty(len(df), dtype=np.int8)
+    for row, value in enumerate(df[column].tolist()):
+        text = str(value).strip() if isinstance(value, str) else None
+        if text in index:
+            out[row] = index[text]
+            continue
+        number = value if text is None else _integer_text(text)
+        if isinstance(number, int | np.integer | float) and not isinstance(number, bool):
+            if float(number).is_integer() and 0 <= number < len(classes):
+                out[row] = int(number)
+                continue
+        raise ValueError(
+            f"{where}: column {column!r} must hold a class of {list(classes)} (or its index "
+            f"0 .. {len(classes) - 1}) in every row; data row {row + 1} holds "
+            f"{plain(value)!r}.{hint}"
+        )
+    return out
+
+
+def _integer_text(text: str) -> int | None:
+    return int(text) if text.isdigit() else None
 
 
 def _binary(df, column: str, where: str, hint: str = "") -> np.ndarray:
