@@ -9,6 +9,7 @@ Model card: ``models/dawid_skene/spec.md``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -316,6 +317,22 @@ class AnnotatorPosterior:
         self.spec, self._data, self._stratum = spec, data, stratum
         self.items, self.annotators, self.classes = data.items, data.annotators, data.classes
         self.class_prior, self.confusion, self.class_draws = class_prior, confusion, class_draws
+
+    def with_items(self, items: Any) -> AnnotatorPosterior:
+        """Return the same posterior with its items renamed: ``items[k]`` for ``self.items[k]``.
+
+        For example a pool's ids as its positions, which
+        :meth:`bayeval.models.ClassCalibration.posterior` takes.
+        """
+        items = np.asarray(items)
+        if items.shape != self.items.shape:
+            raise ValueError(
+                f"`items` must rename each of the {len(self.items)} items; got shape {items.shape}."
+            )
+        data = dataclasses.replace(self._data, items=items)
+        return AnnotatorPosterior(
+            self.spec, data, self.class_prior, self.confusion, self.class_draws, self._stratum
+        )
 
     def label_probability(self):
         """Return each item's posterior probability of each class (a DataFrame, items x classes)."""

@@ -199,10 +199,12 @@ class Sampler(ABC):
             takes ``"dirichlet_tree"``, the posterior of its own oracle model.
         labels : bayeval.models.AnnotatorPosterior, optional
             Where several people answered and disagree: the annotators' model
-            (:meth:`bayeval.models.DawidSkene.fit` on the labelled items, by pool id). The
-            credible interval then integrates over the true labels under the joint model of
-            the answers and the labels
-            (:meth:`~bayeval.models.AnnotatorPosterior.measure_posterior`), and the design
+            (:meth:`bayeval.models.DawidSkene.fit` on the labelled items, by pool id; for a
+            multiclass pool with ``classes=range(n_classes)``). The credible interval then
+            integrates over the true labels under the joint model of the answers and the
+            labels (:meth:`~bayeval.models.AnnotatorPosterior.measure_posterior`;
+            :meth:`~bayeval.models.ClassCalibration.posterior` for a multiclass pool), and the
+            design
             estimate takes each item's most probable label under it (as if it were the truth:
             the annotators' noise widens the credible interval, not the design interval).
 
@@ -213,12 +215,6 @@ class Sampler(ABC):
         """
         if not self._labels:
             raise ValueError("estimate() needs labels: ask() for items and tell() their labels.")
-        if labels is not None and self.pool.classes is not None:
-            raise ValueError(
-                "`labels` (an annotators' model) is not yet supported for a multiclass pool; "
-                "pass the resolved labels to tell(), or fit ClassCalibration.posterior with "
-                "the AnnotatorPosterior directly."
-            )
         target = self.target
         if measure is not None:
             target = self._target_of(measure)
@@ -231,15 +227,23 @@ class Sampler(ABC):
                 )
         factory = self._posterior_factory(target, model)
         if labels is not None and factory is not None:
-            bound = self._bound_model(self._check_model(model), target)
-            imputed = labels.measure_posterior(bound, rng=self._posterior_seed())
-            best = imputed.labels()
+            model, seed = self._check_model(model), self._posterior_seed()
+            if self.pool.classes is None:
+                imputed = labels.measure_posterior(self._bound_model(model, target), rng=seed)
+                best, posterior = imputed.labels(), lambda: imputed
+            else:  # the model takes the annotators' items as pool positions
+                by_position = labels.with_items(self.pool.positions(labels.items))
+                best = labels.labels()
+
+                def posterior():
+                    return _class_posterior(model, self.pool, None, by_position, seed, target)
+
             ids, told = self.labelled()
             resolved = best.reindex(ids).to_numpy()  # NaN: an item the annotators left out
             moved = ~np.isnan(resolved.astype(float)) & (resolved != told)
             sampler = self.with_labels(ids[moved], resolved[moved].astype(int)) if moved.any() \
                 else self  # fmt: skip
-            return sampler._estimate(variance, target, lambda: imputed)
+            return sampler._estimate(variance, target, posterior)
         return self._estimate(variance, target, factory)
 
     def with_labels(self, ids: Any, labels: Any) -> Sampler:

@@ -82,8 +82,9 @@ def test_the_annotators_model_has_every_class_even_before_it_is_answered(tmp_pat
         sess.tell(ids, np.where(TRUTH[ids] > 1, 1, TRUTH[ids]), annotator="x")  # 0 and 1 only
         probability = sess.annotator_posterior().label_probability()
         assert list(probability.columns) == [0, 1, 2, 3, 4]
-        with pytest.raises(ValueError, match=r"not yet supported for a multiclass pool"):
-            sess.estimate(label_rule="dawid-skene")
+        sess.tell(ids, TRUTH[ids], annotator="y")  # a second, better annotator
+        est = sess.estimate(label_rule="dawid-skene")
+        assert est.posterior["posterior"]["macro_f1"].sizes["draw"] == 1000
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "label-studio"])
