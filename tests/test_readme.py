@@ -184,11 +184,12 @@ def test_multiclass_example_runs():
     code = BLOCKS[4]
     exec(compile(code, str(README), "exec"), namespace)
     # the loop's two prints share one comment block: accuracy, its truth, macro-F1, its truth
-    loop, recall = (_numbers(claim) for claim in _print_comments(code))
+    loop, recall, workflow = (_numbers(claim) for claim in _print_comments(code))
     printed = [_numbers(output) for output in outputs]
-    assert len(printed) == 3
+    assert len(printed) == 4
     np.testing.assert_allclose(printed[0] + printed[1], loop[0:2] + loop[3:5], atol=0.005)
     np.testing.assert_allclose(printed[2], recall[:7], atol=0.005)
+    np.testing.assert_allclose(printed[3], workflow[:2], atol=0.005)
     # the truths beside the claims, from the pool itself
     from bayeval._core.multiclass import confusion_measures
 
@@ -198,3 +199,4 @@ def test_multiclass_example_runs():
     np.testing.assert_allclose([loop[2], loop[5]], [true["accuracy"], true["macro_f1"]],
                                atol=5e-4)  # fmt: skip
     np.testing.assert_allclose(recall[7:], true["recall"], atol=0.005)
+    np.testing.assert_allclose(workflow[2], true["macro_f1"], atol=5e-4)
