@@ -204,9 +204,9 @@ class Sampler(ABC):
             integrates over the true labels under the joint model of the answers and the
             labels (:meth:`~bayeval.models.AnnotatorPosterior.measure_posterior`;
             :meth:`~bayeval.models.ClassCalibration.posterior` for a multiclass pool), and the
-            design
-            estimate takes each item's most probable label under it (as if it were the truth:
-            the annotators' noise widens the credible interval, not the design interval).
+            design estimate takes each item's most probable label under it (as if it were the
+            truth: the annotators' noise widens the credible interval, not the design
+            interval).
 
         Raises
         ------
