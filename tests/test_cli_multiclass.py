@@ -115,6 +115,16 @@ def test_label_export_and_import_keep_class_names(tmp_path):
     ids, labels = session.resolved_labels()
     session.close()
     np.testing.assert_array_equal(labels, TRUTH[[int(i[1:]) for i in ids]])
+    # a second annotator, wrong on one item of three: the status gives each one's accuracy
+    sheet["label"] = [CLASSES[(TRUTH[p] + (k == 0)) % 5] for k, p in enumerate(positions)]
+    sheet.to_csv(tmp_path / "second.csv", index=False)
+    assert runner.invoke(app, ["import", "s.db", "second.csv", "--annotator", "cy"]).exit_code == 0
+    result = runner.invoke(app, ["status", "s.db", "--json"])
+    assert result.exit_code == 0, result.output
+    annotators = {row["name"]: row for row in json.loads(result.stdout)["annotators"]}
+    assert set(annotators) == {"bo", "cy"}
+    for row in annotators.values():
+        assert 0 <= row["accuracy_lower"] <= row["accuracy"] <= row["accuracy_upper"] <= 1
 
 
 @pytest.mark.parametrize(
