@@ -217,12 +217,16 @@ def check_classes(values: Any, name: str, classes: tuple[str, ...] | None) -> np
         at = np.minimum(np.searchsorted(names[order], arr), len(classes) - 1)
         bad = names[order][at] != arr
         index = order[at]
+        for where in map(tuple, np.argwhere(bad)):  # not a name: a number as text, " cat "
+            found = class_index(arr[where].item(), classes)
+            if found is not None:
+                bad[where], index[where] = False, found
     elif arr.dtype.kind in "iuf":
         with np.errstate(invalid="ignore"):
             bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (arr < 0) | (arr >= len(classes))
         index = np.where(bad, 0, arr).astype(np.int64)
     elif arr.dtype.kind == "O":  # a mix of names and numbers: one at a time
-        flat = [_class_index(v, classes) for v in arr.ravel().tolist()]
+        flat = [class_index(v, classes) for v in arr.ravel().tolist()]
         bad = np.array([i is None for i in flat]).reshape(arr.shape)
         index = np.array([-1 if i is None else i for i in flat]).reshape(arr.shape)
     else:
@@ -235,10 +239,20 @@ def check_classes(values: Any, name: str, classes: tuple[str, ...] | None) -> np
     return index.astype(np.int8)
 
 
-def _class_index(value: Any, classes: tuple[str, ...]) -> int | None:
-    """Return the index of one class name or number, or ``None`` if it is neither."""
+def class_index(value: Any, classes: tuple[str, ...]) -> int | None:
+    """Return the index of one class, given by name or by number, or ``None`` if neither.
+
+    Text is stripped and looked up among the names first, then read as a number (``"2"``,
+    ``"2.0"``), as a file or a terminal gives it; booleans name no class.
+    """
     if isinstance(value, str):
-        return classes.index(value) if value in classes else None
+        text = value.strip()
+        if text in classes:
+            return classes.index(text)
+        try:
+            value = float(text)
+        except ValueError:
+            return None
     if isinstance(value, bool) or not isinstance(value, Real):
         return None
     number = float(value)

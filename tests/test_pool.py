@@ -311,7 +311,8 @@ def test_a_multiclass_pool_takes_class_indices_or_names():
     classes = ["cat", "dog", "bird"]
     by_name = Pool([0.9, 0.6, 0.8], ["cat", "bird", "dog"], classes=classes)
     mixed = Pool([0.9, 0.6, 0.8], ["cat", 2, 1], classes=classes)
-    for pool in (by_name, mixed):
+    as_text = Pool([0.9, 0.6, 0.8], [" cat", "2", "1.0"], classes=classes)  # as a file gives them
+    for pool in (by_name, mixed, as_text):
         assert pool.predictions.tolist() == [0, 2, 1] and pool.predictions.dtype == np.int8
         assert pool.classes == ("cat", "dog", "bird") and pool.n_classes == 3
     assert Pool([0.1, 0.6]).n_classes == 2 and Pool([0.1, 0.6]).classes is None

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from bayeval._constraints import Real, validate
-from bayeval._validation import check_class_names, plain
+from bayeval._validation import check_class_names, class_index, plain
 
 __all__ = ["ScoredItems", "febrl_items", "read_scored_items", "read_system_items"]
 
@@ -254,28 +254,18 @@ def _numbers(df, column: str, where: str) -> np.ndarray:
 
 def _classes(df, column: str, where: str, classes: tuple, hint: str = "") -> np.ndarray:
     """Return a column of class names or indices as int8 indices, or raise naming the row."""
-    index = {name: k for k, name in enumerate(classes)}
     out = np.empty(len(df), dtype=np.int8)
     for row, value in enumerate(df[column].tolist()):
-        text = str(value).strip() if isinstance(value, str) else None
-        if text in index:
-            out[row] = index[text]
+        index = class_index(value, classes)
+        if index is not None:
+            out[row] = index
             continue
-        number = value if text is None else _integer_text(text)
-        if isinstance(number, int | np.integer | float) and not isinstance(number, bool):
-            if float(number).is_integer() and 0 <= number < len(classes):
-                out[row] = int(number)
-                continue
         raise ValueError(
             f"{where}: column {column!r} must hold a class of {list(classes)} (or its index "
             f"0 .. {len(classes) - 1}) in every row; data row {row + 1} holds "
             f"{plain(value)!r}.{hint}"
         )
     return out
-
-
-def _integer_text(text: str) -> int | None:
-    return int(text) if text.isdigit() else None
 
 
 def _binary(df, column: str, where: str, hint: str = "") -> np.ndarray:

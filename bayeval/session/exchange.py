@@ -66,6 +66,7 @@ from typing import Any
 import numpy as np
 
 from bayeval._constraints import OneOf, Optional, Text, validate
+from bayeval._validation import class_index
 from bayeval.session.label_studio import (
     check_choices,
     label_studio_config,
@@ -507,13 +508,10 @@ def _label(value: Any, path: Path, where: str, classes=None) -> int | None:
 
 
 def _class_label(value: Any, path: Path, where: str, classes: tuple[str, ...]) -> int | None:
-    text = value.strip() if isinstance(value, str) else None
-    if text == "":
+    if isinstance(value, str) and not value.strip():
         return None
-    if text in classes:
-        return classes.index(text)
-    index = _as_int(value) if not isinstance(value, bool) else None
-    if index is not None and 0 <= index < len(classes):
+    index = class_index(value, classes)
+    if index is not None:
         return index
     raise ValueError(
         f"{path}, {where}: label {value!r} is not a class; allowed: the names {list(classes)} "

@@ -221,6 +221,9 @@ def test_the_intervals_of_a_multiclass_run_cover_on_pools_that_break_the_model(k
                             measure=ClassMeasure(kind_of, pool.n_classes), model=model
                         )
                     lo, hi = est.interval(basis=basis).values[0]
+                    value = est.value[0] if basis == "design" else est.per_output(
+                        basis="posterior")[0][0]  # fmt: skip
+                    assert 0 <= lo <= value <= hi <= 1  # inside [0, 1], around its estimate
                     key = (sampler, kind_of, basis)
                     hits.setdefault(key, []).append(lo <= true[kind_of] <= hi)
     coverage = {key: float(np.mean(v)) for key, v in hits.items()}
