@@ -258,7 +258,7 @@ def evaluate(
     names = classes_option(classes)
     sampler = sampler or ("ais" if names is None else "passive")
     cls = sampler_class(sampler)
-    run_measure_ = run_measure(None if measure is None else measure.value, names)
+    chosen = run_measure(None if measure is None else measure.value, names)
     source = load_source(pool, threshold, judge_column, names)
     if interactive is None:
         interactive = source.truth is None
@@ -276,18 +276,18 @@ def evaluate(
             session, pool, threshold, measure, sampler, seed, None, source=source
         )
         instance = sess.sampler
-        tracker = Tracker(instance, run_measure_.name, prob)
+        tracker = Tracker(instance, chosen.name, prob)
         completed = _label_interactively(
             sess, created, source, tracker, console, (budget, batch_size, prob, annotator)
         )
     else:
         try:
-            instance = cls(source.pool, run_measure_, batch_size=batch_size, rng=seed)
+            instance = cls(source.pool, chosen, batch_size=batch_size, rng=seed)
         except ValueError as err:  # a sampler of yes/no labels on a multiclass pool
             raise bad(str(err), "--sampler") from None
-        tracker = Tracker(instance, run_measure_.name, prob)
+        tracker = Tracker(instance, chosen.name, prob)
         try:
-            _simulate(instance, source, run_measure_, budget, batch_size, tracker, as_json)
+            _simulate(instance, source, chosen, budget, batch_size, tracker, as_json)
         except ValueError as err:  # the sampler ran out of items it can draw
             typer.echo(f"error after {instance.labels_used:,} labels: {err}", err=True)
             raise typer.Exit(code=2) from None
