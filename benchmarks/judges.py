@@ -22,6 +22,9 @@ and, with ``--active``, ``bayeval AIS``: the AIS sampler built for F1 on the poo
 judge, its labels chosen where the model (judge included) is least sure, to ``n`` distinct
 labels. Each 95% interval is scored for coverage of the pool's true value and width; the
 labels needed for a mean width of 0.05 are interpolated (log-log) between the budgets.
+``--floor`` sets the model's floor prior; several names give the robust variant's interval, the
+hull of each floor prior's (``ScoreCalibration.robust`` with ``--floor open jeffreys
+sceptical``). AIS's proposal keeps its own floor, ``"open"``.
 
 PPI++ needs ``ppi_python`` (MIT), which is not a dependency of bayeval: install it apart, e.g.
 ``pip install --no-deps --target /tmp/ppi ppi_python==0.2.3 scikit-learn joblib
@@ -63,12 +66,18 @@ PROB = 0.95
 
 
 def posterior_interval(bound, labelled, labels, seed):
-    """Equal-tailed ``PROB`` interval of the model's posterior draws of the measure."""
+    """Equal-tailed ``PROB`` interval of the model's posterior draws of the measure.
+
+    With several floor priors, the hull of their intervals (the robust variant's).
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CalibrationWarning)
-        draws = bound.fit(labelled, labels, rng=seed).measure.ravel()
-    lo, hi = np.nanquantile(draws, [(1 - PROB) / 2, (1 + PROB) / 2])
-    return float(lo), float(hi)
+        fit = bound.fit(labelled, labels, rng=seed)
+    by_floor = fit.floor_prior_draws() or {"one": fit.measure}
+    ends = np.array(
+        [np.nanquantile(d.ravel(), [(1 - PROB) / 2, (1 + PROB) / 2]) for d in by_floor.values()]
+    )
+    return float(ends[:, 0].min()), float(ends[:, 1].max())
 
 
 def mean_terms(measure, pool, truth, judge):
@@ -116,7 +125,7 @@ def active_intervals(pool, truth, budgets, seed, bound, options):
 
     ``options`` are the model's (``ScoreCalibration(**options)``), for AIS's proposal too.
     """
-    proposal = ScoreCalibration(floor="open", **options)  # AIS's default floor
+    proposal = ScoreCalibration(**{**options, "floor": "open"})  # AIS's default floor
     sampler = be.sampling.AIS(pool, MEASURES["f1"], calibration=proposal, rng=seed)
     out = {}
     for n in budgets:
@@ -268,6 +277,10 @@ def main():
         "--river", type=Path, default=None,
         help="a folder holding the river package: adds Shuttle with a naive Bayes judge",
     )  # fmt: skip
+    parser.add_argument(
+        "--floor", nargs="*", default=None,
+        help="ScoreCalibration(floor=...): one floor prior, or several for the robust hull",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=None, help="write every interval (JSON)")
     parser.add_argument(
         "--model-selector", type=Path, default=None,
@@ -282,6 +295,8 @@ def main():
         for name, value in (("judge_strata", args.judge_strata), ("judge_step", args.judge_step))
         if value is not None
     }
+    if args.floor:
+        options["floor"] = args.floor[0] if len(args.floor) == 1 else tuple(args.floor)
     rows = []
     for name in args.pools:
         pool, truth = judge_pool(name, size=args.size, rng=0)
