@@ -178,15 +178,18 @@ def run_pool(pool_name, pool, truth, budgets, repeats, active, options=None):
 
 
 def summarise(rows):
-    """Coverage (with its Monte Carlo standard error) and mean width per cell."""
+    """Coverage (with its Monte Carlo standard error), misses on each side and mean width."""
     import pandas as pd
 
     df = pd.DataFrame(rows, columns=["pool", "measure", "method", "n", "seed", "lo", "hi", "truth"])
     df["covered"] = (df["lo"] <= df["truth"]) & (df["truth"] <= df["hi"])
     df["width"] = df["hi"] - df["lo"]
+    df["truth_below"] = df["truth"] < df["lo"]  # the interval lies above the truth
+    df["truth_above"] = df["truth"] > df["hi"]
     out = df.groupby(["pool", "measure", "method", "n"], sort=False).agg(
-        coverage=("covered", "mean"), width=("width", "mean"), repeats=("seed", "size")
-    )
+        coverage=("covered", "mean"), width=("width", "mean"), repeats=("seed", "size"),
+        below=("truth_below", "sum"), above=("truth_above", "sum"),
+    )  # fmt: skip
     out["mc_se"] = np.sqrt(out["coverage"] * (1 - out["coverage"]) / out["repeats"])
     return out.reset_index()
 
@@ -314,8 +317,10 @@ def main():
     for r in summary.itertuples():
         runs = "" if r.repeats == args.repeats else f" ({r.repeats} runs)"  # undefined in others
         table.append([r.pool, r.measure, r.method, r.n, f"{r.coverage:.3f} ± {r.mc_se:.3f}{runs}",
-                      f"{r.width:.4f}", needed[r.pool, r.measure, r.method]])  # fmt: skip
-    header = ["pool", "measure", "method", "n", "coverage ± se", "width", "n for width 0.05"]
+                      f"{r.below} / {r.above}", f"{r.width:.4f}",
+                      needed[r.pool, r.measure, r.method]])  # fmt: skip
+    header = ["pool", "measure", "method", "n", "coverage ± se", "misses: truth below / above",
+              "width", "n for width 0.05"]  # fmt: skip
     print(markdown_table(header, table))
     print(json.dumps(machine_info(), indent=1))
     print(f"total {time.perf_counter() - start:.0f} s")
