@@ -145,34 +145,51 @@ def measure_runs(runs, imputations, burn, sweeps, pool_kind="judge", engine="fas
     A 5,000-item pool (``judge_pool("uninformative")``'s system, :func:`_noisy_setting`),
     1,000 items labelled uniformly, each answered by 3 of 6 annotators right on 65-85% of the
     items; per run the intervals from the joint posterior (``measure_posterior``), from the
-    majority of the answers taken as the truth, and from the true labels.
+    majority of the answers taken as the truth, and from the true labels. Besides coverage,
+    the misses on either side and the spread of the medians' errors: for the joint posterior
+    also the part of the error the labelled items make (their imputed labels' count of right
+    predictions against the true count, over the pool's size) beside its posterior sd, the
+    sd of that count over the rounds kept (over the draws with NUTS).
     """
     import warnings
 
     from bayeval.models import CalibrationWarning
 
     truth, true, bound, joint, answers = _noisy_setting(pool_kind, engine)
+    predictions = bound.target.pool.predictions.astype(bool)
     found = {"joint": [], "majority": [], "true labels": []}
+    labelled_part = []  # (error, posterior sd) of the labelled items' share of right predictions
     for seed in range(runs):
         labelled, majority, fit = answers(seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", CalibrationWarning)
+            imputed = fit.measure_posterior(
+                joint, imputations=imputations, burn=burn, sweeps=sweeps, rng=seed
+            )
+            positions = bound.target.pool.positions(fit.items)
+            right = (imputed.label_draws.astype(bool) == predictions[positions]).sum(axis=1)
+            right_truly = (truth[positions] == predictions[positions]).sum()
+            labelled_part.append(((right.mean() - right_truly) / truth.size,
+                                  right.std() / truth.size))  # fmt: skip
             draws = {
-                "joint": fit.measure_posterior(joint, imputations=imputations, burn=burn,
-                                               sweeps=sweeps, rng=seed).measure_draws(),
+                "joint": imputed.measure_draws(),
                 "majority": bound.fit(labelled, majority, rng=seed).measure,
                 "true labels": bound.fit(labelled, truth[labelled], rng=seed).measure,
             }  # fmt: skip
         for key, values in draws.items():
             lo, median, hi = np.quantile(values, [0.025, 0.5, 0.975])
-            found[key].append((lo <= true <= hi, median - true, hi - lo))
+            found[key].append((lo <= true <= hi, true < lo, true > hi, median - true, hi - lo))
+    error_l, sd_l = np.array(labelled_part).T
     rows = []
     for key, results in found.items():
-        covered, error, width = (np.array(v, dtype=float) for v in zip(*results, strict=True))
+        covered, below, above, error, width = (
+            np.array(v, dtype=float) for v in zip(*results, strict=True)
+        )
+        part = f"{error_l.std():.4f} / {sd_l.mean():.4f}" if key == "joint" else "-"
         rows.append([pool_kind, engine, key, imputations, burn, sweeps,
-                     f"{int(covered.sum())} / {runs}",
+                     f"{int(covered.sum())} / {runs}", f"{int(below.sum())} / {int(above.sum())}",
                      f"{error.mean():+.4f}", f"{error.std():.4f}",
-                     f"{width.mean():.4f}"])  # fmt: skip
+                     f"{width.mean():.4f}", part])  # fmt: skip
     return rows
 
 
@@ -219,8 +236,9 @@ def main():
         rows = measure_runs(args.measure_runs, args.imputations, args.burn, args.sweeps,
                             args.pool, args.engine)  # fmt: skip
         header = ["pool", "engine", "labels from", "rounds kept", "rounds burnt", "sweeps",
-                  "covered",
-                  "median error (mean)", "median error (sd)", "width"]  # fmt: skip
+                  "covered", "misses: truth below / above",
+                  "median error (mean)", "median error (sd)", "width",
+                  "labelled items' error: sd / posterior sd"]  # fmt: skip
         print(markdown_table(header, rows))
         print(json.dumps(machine_info(), indent=1))
         return
