@@ -190,6 +190,7 @@ def summarise(rows):
         coverage=("covered", "mean"), width=("width", "mean"), repeats=("seed", "size"),
         below=("truth_below", "sum"), above=("truth_above", "sum"),
     )  # fmt: skip
+    out[["below", "above"]] = out[["below", "above"]].astype(int)
     out["mc_se"] = np.sqrt(out["coverage"] * (1 - out["coverage"]) / out["repeats"])
     return out.reset_index()
 
