@@ -401,3 +401,65 @@ def test_errors(tmp_path, pool_csv):
         assert result.exit_code == 1, (command, result.output)
         assert result.stderr.startswith("error: ") and "not a bayeval session" in result.stderr
         assert result.stderr.count("\n") == 1
+
+
+def _noisy_session(path, pool_csv, sampler=SAMPLER):
+    """A session of 60 items labelled by bob, who is right on 75% of them."""
+    df = pd.read_csv(pool_csv)
+    pool = be.Pool(df["score"].to_numpy(), ids=df["id"].to_numpy())
+    gen = np.random.default_rng(5)
+    with Session.create(path, pool, be.measures.FScore(), sampler, rng=3) as sess:
+        for _ in range(3):
+            ids = sess.ask(20)
+            sess.tell(ids, (gen.random(ids.size) < 0.75).astype(int), annotator="bob")
+
+
+def test_second_opinions_ask_where_the_label_is_least_trusted(tmp_path, pool_csv):
+    path = tmp_path / "labels.db"
+    _noisy_session(path, pool_csv)
+    with Session.open(path, read_only=True) as sess:
+        expected = sess.second_opinions(4, annotator="ann").tolist()
+        before = sess.labels_count()
+    # y, n, skip the third, undo at the fourth (back to the second: y), then the fourth: n
+    keys = ["y", "n", "s", "u", "y", "n"]
+    result = _label(path, "--annotator", "ann", "--second-opinions", "4",
+                    input="\n".join(keys) + "\n")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "second opinions: 4 labelled items whose label the annotators' model" in _flat(out)
+    shown = re.findall(r"^second opinion (\d) of 4 \(id '(\w+)'\)$", out, re.MULTILINE)
+    # least trusted first; the fourth shown again after the undo's re-judgement
+    assert shown == [(str(k + 1), item) for k, item in enumerate(expected)] + [("4", expected[3])]
+    assert "skipped: no second opinion on it is recorded." in out
+    assert f"re-judging id {expected[1]!r} (your earlier answer: negative)" in out
+    assert "done: the 4 second opinions were asked." in out
+    answers, pending, labels = _answers(path)
+    mine = answers[answers["annotator"] == "ann"]
+    assert list(zip(mine["id"], mine["label"], mine["first"], strict=True)) == [
+        (expected[0], 1, False), (expected[1], 0, False), (expected[1], 1, False),
+        (expected[3], 0, False),
+    ]  # fmt: skip
+    assert labels == before and pending == []  # no new question was asked
+    # the same annotator again: the items they answered are left out
+    with Session.open(path, read_only=True) as sess:
+        again = sess.second_opinions(2, annotator="ann").tolist()
+    assert not set(again) & {expected[0], expected[1], expected[3]}
+
+
+def test_second_opinions_errors(tmp_path, pool_csv):
+    path = tmp_path / "labels.db"
+    result = _label(path, "--second-opinions", "3", input="q\n")
+    assert result.exit_code == 2 and "needs --annotator" in _flat(result.output)
+    result = _label(path, "--annotator", "ann", "--second-opinions", "3", input="q\n")
+    assert result.exit_code == 2 and "does not exist" in _flat(result.output)
+    assert not path.exists()
+    assert _label(path, input="q\n", pool=pool_csv).exit_code == 0  # asked, nothing labelled
+    result = _label(path, "--annotator", "ann", "--second-opinions", "3", input="q\n")
+    assert result.exit_code == 2 and "has none yet" in _flat(result.output)
+    assert _answers(path)[0].empty
+    repeated = tmp_path / "draws.db"
+    _noisy_session(repeated, pool_csv, sampler="stochastic_ais")
+    result = _label(repeated, "--annotator", "ann", "--second-opinions", "3", input="q\n")
+    assert result.exit_code == 2 and "stochastic_ais" in _flat(result.output)
+    result = _label(repeated, "--annotator", "ann", "--second-opinions", "0", input="q\n")
+    assert result.exit_code == 2 and "'--second-opinions'" in _flat(result.output)

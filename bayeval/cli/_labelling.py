@@ -26,6 +26,7 @@ from bayeval.cli._shared import (
 __all__ = [
     "Labeller",
     "check_agrees",
+    "check_second_opinions",
     "estimate_rows",
     "estimate_text",
     "open_or_create",
@@ -182,6 +183,27 @@ def check_agrees(session, pool, source, measure, sampler, seed, label_rule) -> N
         )
 
 
+def check_second_opinions(path: Path, annotator: str | None, session: Any = None) -> None:
+    """Refuse ``--second-opinions`` without ``--annotator`` or a session holding fixed labels.
+
+    Before the session is opened (``session`` None): a name and an existing file; after: labels
+    of fixed items (not ``stochastic_ais``, where every answer labels one draw), at least one.
+    """
+    option = "--second-opinions"
+    if annotator is None:
+        raise bad("needs --annotator: the items they answered are left out, and their answers "
+                  "are told apart from the first ones.", option)  # fmt: skip
+    if not path.exists():
+        raise bad(f"needs an existing session with labels; {path} does not exist.", option)
+    if session is None:
+        return
+    if session.meta["sampler"] == "stochastic_ais":
+        raise bad("needs a session whose answers label fixed items; this one's sampler is "
+                  "stochastic_ais (every answer labels one draw).", option)  # fmt: skip
+    if session.labels_count() == 0:
+        raise bad(f"needs labels to give second opinions on; {path} has none yet.", option)
+
+
 class Labeller:
     """The terminal labelling loop over an open session.
 
@@ -201,11 +223,14 @@ class Labeller:
     prob : float
     on_stage : callable, optional
         Called as ``on_stage(labels_used, estimate)`` when an answer completes a stage.
+    second_opinions : int, optional
+        Instead of new questions, ask ``annotator`` about up to this many labelled items whose
+        label the annotators' model trusts least (:meth:`Session.second_opinions`), then stop.
     """
 
     def __init__(
         self, session, console, table, extra, annotator, batch_size, budget, width, prob,
-        on_stage=None,
+        on_stage=None, second_opinions=None,
     ):  # fmt: skip
         self.session, self.console, self.table, self.extra = session, console, table, extra
         self.annotator, self.batch_size, self.budget = annotator, batch_size, budget
@@ -226,6 +251,10 @@ class Labeller:
         self.estimate_text = ""
         self.classes = session.sampler.pool.classes
         self.keys, self.keys_help, self.prompt = answer_keys(self.classes)
+        self.opinions: deque | None = None  # the items still to give a second opinion on
+        if second_opinions is not None:
+            chosen = session.second_opinions(second_opinions, annotator=annotator)
+            self.opinions, self.opinions_asked = deque(chosen.tolist()), len(chosen)
 
     def word(self, label: int | None) -> str:
         """Return how an answer is shown: positive/negative, or the class's name."""
@@ -249,20 +278,24 @@ class Labeller:
             f"{meta.get('label_rule', 'latest')}; {sess.sampler.pool.size:,} items, "
             f"{sess.labels_count():,} labels, {len(sess.pending):,} pending."
         )
+        if self.opinions is not None:
+            self.say(
+                f"second opinions: {self.opinions_asked:,} labelled items whose label the "
+                f"annotators' model trusts least, none of them answered by {self.annotator} "
+                "(the earlier answers are not shown)."
+            )
         self.say(self.keys_help, style="dim")
 
     def run(self) -> None:
-        """Ask for answers until a stop rule, the end of the pool, ``q`` or end of input."""
-        queue: deque = deque()
+        """Ask for answers until a stop rule, the end of the pool, ``q`` or end of input.
+
+        With second opinions, until each chosen item was asked.
+        """
+        queue: deque = deque() if self.opinions is None else self.opinions
         current = None  # (item, is a re-judgement)
         while True:
             if current is None:
-                reason = self.session.stop_reason(width=self.width, budget=self.budget,
-                                                  prob=self.prob)  # fmt: skip
-                if reason:
-                    self.say(f"stopping: {reason}", style="bold")
-                    return
-                item = self._next(queue)
+                item = self._next_opinion() if self.opinions is not None else self._next(queue)
                 if item is None:
                     return
                 current = (item, False)
@@ -276,6 +309,8 @@ class Labeller:
                 if again:
                     self.history.append(item)
                     self.say("skipped: your earlier answer stands.")
+                elif self.opinions is not None:
+                    self.say("skipped: no second opinion on it is recorded.")
                 else:
                     self.say(
                         "skipped: it stays pending and comes back after the other pending items."
@@ -288,9 +323,23 @@ class Labeller:
             self._record(item, answer, again)
             current = None
 
+    def _next_opinion(self):
+        """Return the next item to give a second opinion on, or None when all were asked."""
+        if self.opinions:
+            return self.opinions.popleft()
+        self.say(f"done: the {self.opinions_asked:,} second opinions were asked.", style="bold")
+        return None
+
     def _next(self, queue: deque):
-        """Return the next item: pending questions first, then a new batch; None if none left."""
+        """Return the next new question, or None at a stop rule or when none is left.
+
+        Pending questions come first, then a new batch.
+        """
         sess = self.session
+        reason = sess.stop_reason(width=self.width, budget=self.budget, prob=self.prob)
+        if reason:
+            self.say(f"stopping: {reason}", style="bold")
+            return None
         if not queue:
             queue.extend(sess.pending.tolist())
         if not queue:
@@ -370,6 +419,9 @@ class Labeller:
         if again:
             earlier = self.word(self.given.get(item))
             title = f"re-judging id {item!r} (your earlier answer: {earlier})"
+        elif self.opinions is not None:
+            number = self.opinions_asked - len(self.opinions)
+            title = f"second opinion {number:,} of {self.opinions_asked:,} (id {item!r})"
         else:
             number = self.session.labels_count() + 1
             of = "" if self.budget is None else f" of {self.budget:,}"

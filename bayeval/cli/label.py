@@ -28,6 +28,7 @@ from bayeval.cli._labelling import (
     KEYS_HELP,
     POOL_COLUMNS,
     Labeller,
+    check_second_opinions,
     estimate_rows,
     open_or_create,
     open_session,
@@ -183,6 +184,16 @@ def label(
             help="A .csv/.parquet table with an id column and the fields to show for each item.",
         ),
     ] = None,
+    second_opinions: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Instead of new questions: ask --annotator about this many labelled items "
+            "whose label the annotators' model (Dawid-Skene) trusts least, leaving out those "
+            "they answered; --budget and --width do not apply. The label rule dawid-skene "
+            "weighs every answer by how far its annotator is trusted.",
+        ),
+    ] = None,
 ) -> None:
     """Label items at the terminal in a session file (created from --pool if it is new)."""
     from rich.console import Console
@@ -190,6 +201,8 @@ def label(
     _check_prob(prob)
     if width is not None and not 0 < width < float("inf"):
         raise bad(f"must be a positive number; got {width}.", "--width")
+    if second_opinions is not None:
+        check_second_opinions(session, annotator)
     table = _read_data(data)
     sess, source, created = open_or_create(
         session, pool, threshold, measure, sampler, seed, label_rule, judge=judge_column,
@@ -200,8 +213,10 @@ def label(
         extra = source.items.drop(columns=list(POOL_COLUMNS), errors="ignore")
         extra = extra if len(extra.columns) else None
     try:
+        if second_opinions is not None:
+            check_second_opinions(session, annotator, sess)
         loop = Labeller(sess, Console(highlight=False), table, extra, annotator, batch_size,
-                         budget, width, prob)  # fmt: skip
+                         budget, width, prob, second_opinions=second_opinions)  # fmt: skip
     except BaseException:
         sess.close()
         raise
