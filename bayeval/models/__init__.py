@@ -12,6 +12,7 @@ these functions is called, so importing this package stays cheap. Model cards li
   partially pooled within each segment, for designs with many small strata (Webber 2013, §4.4).
 """
 
+from bayeval.models.cell_rates import CellRates
 from bayeval.models.class_calibration import ClassCalibration
 from bayeval.models.consensus_calibration import ConsensusCalibration
 from bayeval.models.dawid_skene import AnnotatorPosterior, DawidSkene
@@ -31,6 +32,8 @@ __all__ = [
     "BoundCalibration",
     "CalibrationWarning",
     "ScoreCalibration",
+    # a rate per cell: pools whose scores are their 0/1 predictions
+    "CellRates",
     # multiclass: the true class given the predicted class (confusion matrix, macro-F1)
     "ClassCalibration",
     # the label given several systems' predictions (comparisons without scores)

@@ -426,8 +426,9 @@ class AnnotatorPosterior:
         Parameters
         ----------
         bound : bayeval.models.BoundCalibration
-            ``ScoreCalibration().bind(pool, measure)``; the items must be ids of ``pool``. Its
-            engine chooses data augmentation (``"fast"``) or NUTS (``"pymc"``).
+            ``ScoreCalibration().bind(pool, measure)`` (or ``CellRates().bind(...)``, data
+            augmentation only); the items must be ids of ``pool``. Its engine chooses data
+            augmentation (``"fast"``) or NUTS (``"pymc"``).
         imputations, burn : int, default 100 and 20
             Rounds kept, and rounds discarded first (data augmentation).
         sweeps : int, default 10
@@ -459,7 +460,7 @@ class AnnotatorPosterior:
         positive = self.classes.index(1)
         positions = bound.target.pool.positions(self.items)
         responses, gold = self.responses()
-        if bound.spec.engine == "pymc":
+        if getattr(bound.spec, "engine", "fast") == "pymc":  # CellRates has one engine
             return self._measure_by_nuts(bound, positions, responses, gold, rng)
         known = gold >= 0
         z = self.class_draws.reshape(-1, len(self.items))[-1] == positive

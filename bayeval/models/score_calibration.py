@@ -513,24 +513,9 @@ class BoundCalibration:
             or of another length than ``positions``, or repeated positions with ``finite``.
         """
         rng = check_rng(rng)
-        positions = np.atleast_1d(np.asarray(positions, dtype=np.int64))
-        labels = check_binary(labels, "labels")
-        if positions.size == 0:
-            raise ValueError(
-                "ScoreCalibration needs labels to learn the curve from; got no labelled items."
-            )
-        if labels.shape != positions.shape:
-            raise ValueError(
-                f"`labels` must have one label per position: {positions.size} positions, "
-                f"{labels.size} labels."
-            )
-        if positions.min() < 0 or positions.max() >= self.n_items:
-            raise ValueError(
-                f"`positions` must be pool positions in [0, {self.n_items}); got "
-                f"{int(positions.min())} .. {int(positions.max())}."
-            )
-        if finite and np.unique(positions).size != positions.size:
-            raise ValueError("`positions` must not repeat an item when `finite` is True.")
+        positions, labels = self.check_labelled(
+            positions, labels, finite, "ScoreCalibration needs labels to learn the curve from"
+        )
         k, m = self.labelled_rows(positions, labels)
         has = (k + m) > 0
         rows = kernel.Rows(self.t[has], self.group[has], k[has], m[has])
@@ -546,6 +531,31 @@ class BoundCalibration:
         return CalibrationPosterior(
             self, theta, measure, rows, counts, attrs, sample_stats, seed, others
         )
+
+    def check_labelled(
+        self, positions: Any, labels: Any, finite: bool, no_labels: str
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Return the labelled ``positions`` and their 0/1 ``labels``, checked, as arrays.
+
+        ``no_labels`` begins the message when there is no label to learn from.
+        """
+        positions = np.atleast_1d(np.asarray(positions, dtype=np.int64))
+        labels = check_binary(labels, "labels")
+        if positions.size == 0:
+            raise ValueError(f"{no_labels}; got no labelled items.")
+        if labels.shape != positions.shape:
+            raise ValueError(
+                f"`labels` must have one label per position: {positions.size} positions, "
+                f"{labels.size} labels."
+            )
+        if positions.min() < 0 or positions.max() >= self.n_items:
+            raise ValueError(
+                f"`positions` must be pool positions in [0, {self.n_items}); got "
+                f"{int(positions.min())} .. {int(positions.max())}."
+            )
+        if finite and np.unique(positions).size != positions.size:
+            raise ValueError("`positions` must not repeat an item when `finite` is True.")
+        return positions, labels
 
     def _draw_parameters(self, prior, rows, rng):
         """Posterior draws ``theta`` under ``prior``, the engine's attributes and NUTS stats."""
@@ -612,10 +622,19 @@ class BoundCalibration:
 
         ``prior`` defaults to :attr:`prior`.
         """
-        k, m, unlabelled, finite = counts
-        target = self.target
         prior = self.prior if prior is None else prior
         prob = kernel.positive_probability(theta, prior, self.t, self.group)
+        return self.measure_at(prob, counts, rng)
+
+    def measure_at(self, prob: np.ndarray, counts: tuple, rng: np.random.Generator) -> np.ndarray:
+        """Draws of the measure ``(draws, outputs)`` given each row's chance of a positive.
+
+        ``prob`` is ``(draws, rows)``; ``counts`` is ``(k, m, unlabelled, finite)``: the rows'
+        labelled positives and negatives, their unlabelled items, and whether the measure is
+        of this pool (the unlabelled drawn) or its expectation under ``prob``.
+        """
+        k, m, unlabelled, finite = counts
+        target = self.target
         table = target.table  # (P, 2, D)
         if finite:
             loss = table[self.pattern]  # (rows, 2, D)

@@ -61,6 +61,7 @@ class Sampler(ABC):
         # posterior draws get their own seed, so calling estimate() changes no later draw
         self._posterior_key = int(self._rng.spawn(1)[0].integers(2**63))
         self._bound_models: dict = {}  # (model, measure) -> BoundCalibration
+        self._two_scores: bool | None = None  # every system scores items with two values
         self._targets: dict = {measure: self.target}  # other measures' targets, built once
 
     # -- the protocol --------------------------------------------------------------------------
@@ -192,11 +193,13 @@ class Sampler(ABC):
             Marchant & Rubinstein 2021), e.g. precision and recall after an F1 run. An
             importance sampler's draws estimate it only where the proposals could draw every
             item whose loss under ``measure`` is not zero (see :meth:`covers`).
-        model : bayeval.models.ScoreCalibration, optional
+        model : bayeval.models.ScoreCalibration or CellRates, optional
             The model of the labels behind :attr:`Estimate.posterior` and the credible
             interval; default ``ScoreCalibration()`` (``ScoreCalibration.robust()`` is the
-            variant for pools that may hide positives among low scores). :class:`AIS` also
-            takes ``"dirichlet_tree"``, the posterior of its own oracle model.
+            variant for pools that may hide positives among low scores), and ``CellRates()``
+            where every system's scores take at most two values (its predictions: no curve
+            to learn). :class:`AIS` also takes ``"dirichlet_tree"``, the posterior of its own
+            oracle model.
         labels : bayeval.models.AnnotatorPosterior, optional
             Where several people answered and disagree: the annotators' model
             (:meth:`bayeval.models.DawidSkene.fit` on the labelled items, by pool id; for a
@@ -395,6 +398,7 @@ class Sampler(ABC):
         return int(state.generate_state(1, np.uint64)[0])
 
     def _check_model(self, model: Any):
+        from bayeval.models.cell_rates import CellRates, has_two_scores
         from bayeval.models.class_calibration import ClassCalibration
         from bayeval.models.score_calibration import ScoreCalibration
 
@@ -407,10 +411,14 @@ class Sampler(ABC):
                     f"{self.pool.n_classes} classes; got {model!r}."
                 )
             return model
-        if model is None:
-            return ScoreCalibration()
-        if not isinstance(model, ScoreCalibration):
-            raise ValueError(f"`model` must be a bayeval.models.ScoreCalibration; got {model!r}.")
+        if model is None:  # scores of two values are predictions: no curve to learn
+            if self._two_scores is None:
+                self._two_scores = has_two_scores(self.pool)
+            return CellRates() if self._two_scores else ScoreCalibration()
+        if not isinstance(model, ScoreCalibration | CellRates):
+            raise ValueError(
+                f"`model` must be a bayeval.models.ScoreCalibration or CellRates; got {model!r}."
+            )
         return model
 
     def _target_of(self, measure: Any) -> Target:
