@@ -11,7 +11,9 @@ Shuttle, a logistic regression judged by a naive Bayes trained here, see
 
 - ``bayeval``: the posterior of the measure of the pool under ``ScoreCalibration``, which
   learns from the labels how far the judge is to be trusted (the judge's level is a group of
-  the model of the labels);
+  the model of the labels), or, where the system's scores are its 0/1 predictions (QNLI),
+  under ``CellRates``, a rate per cell of prediction and judge's level (the default model of
+  such a pool);
 - ``bayeval, no judge``: the same model on the same pool without the judge;
 - ``classical``: the human labels alone, ``ppi_py.classical_mean_ci`` (accuracy, precision);
 - ``PPI++``: ``ppi_py.ppi_mean_ci`` with its power tuning (``lam=None``; Angelopoulos et al.
@@ -52,7 +54,8 @@ from pathlib import Path
 import numpy as np
 
 import bayeval as be
-from bayeval.models import CalibrationWarning, ScoreCalibration
+from bayeval.models import CalibrationWarning, CellRates, ScoreCalibration
+from bayeval.models.cell_rates import has_two_scores
 from bayeval.simulate.judge_pools import JUDGE_POOLS, judge_pool
 
 MEASURES = {
@@ -73,7 +76,7 @@ def posterior_interval(bound, labelled, labels, seed):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CalibrationWarning)
         fit = bound.fit(labelled, labels, rng=seed)
-    by_floor = fit.floor_prior_draws() or {"one": fit.measure}
+    by_floor = getattr(fit, "floor_prior_draws", lambda: None)() or {"one": fit.measure}
     ends = np.array(
         [np.nanquantile(d.ravel(), [(1 - PROB) / 2, (1 + PROB) / 2]) for d in by_floor.values()]
     )
@@ -149,7 +152,8 @@ def run_pool(pool_name, pool, truth, budgets, repeats, active, options=None):
     truths = {
         name: float(m.value(truth, predictions=pool.predictions)[0]) for name, m in MEASURES.items()
     }
-    spec = ScoreCalibration(**options)
+    # the default model of Sampler.estimate: CellRates where the scores are 0/1 predictions
+    spec = CellRates() if has_two_scores(pool) and not options else ScoreCalibration(**options)
     bound = {name: spec.bind(pool, m) for name, m in MEASURES.items()}
     bound_bare = {name: spec.bind(bare, m) for name, m in MEASURES.items()}
     rows = []
