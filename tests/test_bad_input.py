@@ -95,6 +95,7 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.ondemand.evaluator.OnDemandEvaluator.tell",
         "bayeval.session.core.Session.stop_reason",
         "bayeval.models.score_calibration.ScoreCalibration",
+        "bayeval.models.cell_rates.CellRates",
         "bayeval.models.dirichlet_tree.DirichletTree",
         "bayeval.models.system_confusion.SystemConfusion",
         "bayeval.models.consensus_calibration.ConsensusCalibration",
