@@ -89,7 +89,8 @@ def test_intervals_cover_on_pools_of_predictions(name):
         for seed in range(100):
             labelled = np.random.default_rng(seed).choice(pool.size, 100, replace=False)
             draws = bound.fit(labelled, truth[labelled], rng=seed).measure_draws()[:, 0]
-            low, high = np.nanquantile(draws, [0.025, 0.975])
+            low, median, high = np.nanquantile(draws, [0.025, 0.5, 0.975])
+            assert 0 <= low <= median <= high <= 1, (name, measure_name, seed)
             covered += bool(low <= true <= high)
         # measured: 92-100 of 100 in every cell
         assert covered >= 87, (name, measure_name, covered)
