@@ -421,11 +421,14 @@ class BoundCalibration:
         """
         return kernel.positive_probability(theta, self.prior, *self.item_covariates(positions))
 
+    def row_of(self, positions: Any) -> np.ndarray:
+        """Each item's row, an index into :attr:`sizes` (the rows that hold items)."""
+        return self._compact[self._rows_of(np.asarray(positions, dtype=np.int64))[0]]
+
     def labelled_rows(self, positions: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
         """Labelled positives ``k`` and negatives ``m`` per row (items may repeat)."""
-        positions = np.asarray(positions, dtype=np.int64)
         labels = np.asarray(labels).astype(bool)
-        row = self._compact[self._rows_of(positions)[0]]
+        row = self.row_of(positions)
         n = self.sizes.size
         k = np.bincount(row[labels], minlength=n).astype(float)
         m = np.bincount(row[~labels], minlength=n).astype(float)
