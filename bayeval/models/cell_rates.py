@@ -7,8 +7,8 @@ QNLI its precision interval at 100 labels covered 0.855-0.87 of 200 runs, nearly
 above the truth). :class:`CellRates` gives each cell, the items of one score, one judge's
 level and one pattern of predictions, its own rate of positives under a Jeffreys prior and
 completes the unlabelled items of each cell from the beta-binomial posterior predictive (Webber
-2013, §2.8, §3.6, cell by cell). It is the default model of a pool whose scores take at most two values
-(:meth:`bayeval.sampling.Sampler.estimate`). Model card: ``models/cell_rates/spec.md``.
+2013, §2.8, §3.6, cell by cell). It is the default model of a pool whose scores take at most
+two values (:meth:`bayeval.sampling.Sampler.estimate`). Model card: ``models/cell_rates/spec.md``.
 """
 
 from __future__ import annotations
