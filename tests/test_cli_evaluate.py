@@ -160,6 +160,27 @@ def test_other_measure_and_sampler(tmp_path, items):
     _check_rows(out)
 
 
+def test_a_pool_of_predictions_gets_a_rate_per_cell_and_no_robust_interval(tmp_path, items):
+    # a system that gives only its 0/1 predictions: they are its scores
+    path = _write(items.assign(score=items["prediction"]), tmp_path / "pool.csv")
+    args = ["evaluate", "--pool", str(path), "--sampler", "passive", "--budget", "200",
+            "--seed", "4", "--json", "--no-report"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    rows = _rows(json.loads(result.stdout))
+    pool = be.Pool(items["prediction"].to_numpy().astype(float), ids=items["id"].to_numpy())
+    run = be.evaluate(pool, be.measures.FScore(), items["label"].to_numpy(), 200, "passive",
+                      rng=4)  # fmt: skip
+    assert isinstance(run.sampler.default_model(), be.models.CellRates)
+    ci = run.estimate.interval(0.95, basis="posterior").values[0]
+    assert (rows["f1"]["posterior_lower"], rows["f1"]["posterior_upper"]) == pytest.approx(
+        tuple(ci), rel=1e-12
+    )
+    for row in rows.values():  # no curve whose floor the robust variant would doubt
+        assert row["robust_lower"] is None and row["robust_upper"] is None, row
+        assert 0 <= row["posterior_lower"] <= row["posterior_estimate"] <= row["posterior_upper"]
+
+
 def test_measures_the_draws_do_not_cover_are_reported(tmp_path, items):
     path = _write(items, tmp_path / "pool.csv")
     result = runner.invoke(

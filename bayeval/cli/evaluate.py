@@ -369,10 +369,14 @@ ROBUST_DIFFERS = 0.005
 
 
 def _robust_interval(sampler, tracker, name: str):
-    """Return the credible interval of ``ScoreCalibration.robust()`` for ``name``, or None."""
+    """Return the credible interval of ``ScoreCalibration.robust()`` for ``name``, or None.
+
+    None where the default model is not ``ScoreCalibration`` (a multiclass pool; a pool of
+    0/1 predictions, where there is no curve whose floor the variant doubts).
+    """
     from bayeval.models import ScoreCalibration
 
-    if sampler.pool.classes is not None:  # ScoreCalibration's variant: yes/no labels only
+    if not isinstance(sampler.default_model(), ScoreCalibration):
         return None
     measure = tracker.companions.get(name)  # None: the run's own measure
     est = sampler.estimate(measure=measure, model=ScoreCalibration.robust())

@@ -397,24 +397,37 @@ class Sampler(ABC):
         state = np.random.SeedSequence([self._posterior_key, len(self._labels), self.stage])
         return int(state.generate_state(1, np.uint64)[0])
 
-    def _check_model(self, model: Any):
+    def default_model(self):
+        """Return the model of the labels :meth:`estimate` uses unless told another.
+
+        ``ClassCalibration`` for a multiclass pool; for yes/no labels ``CellRates`` where every
+        system's scores take at most two values (its predictions: no curve to learn), else
+        ``ScoreCalibration``.
+        """
         from bayeval.models.cell_rates import CellRates, has_two_scores
         from bayeval.models.class_calibration import ClassCalibration
         from bayeval.models.score_calibration import ScoreCalibration
 
         if self.pool.classes is not None:
-            if model is None:
-                return ClassCalibration(n_classes=self.pool.n_classes)
+            return ClassCalibration(n_classes=self.pool.n_classes)
+        if self._two_scores is None:  # one pass over the pool, then remembered
+            self._two_scores = has_two_scores(self.pool)
+        return CellRates() if self._two_scores else ScoreCalibration()
+
+    def _check_model(self, model: Any):
+        from bayeval.models.cell_rates import CellRates
+        from bayeval.models.class_calibration import ClassCalibration
+        from bayeval.models.score_calibration import ScoreCalibration
+
+        if model is None:
+            return self.default_model()
+        if self.pool.classes is not None:
             if not isinstance(model, ClassCalibration) or model.n_classes != self.pool.n_classes:
                 raise ValueError(
                     "`model` must be a bayeval.models.ClassCalibration of the pool's "
                     f"{self.pool.n_classes} classes; got {model!r}."
                 )
             return model
-        if model is None:  # scores of two values are predictions: no curve to learn
-            if self._two_scores is None:
-                self._two_scores = has_two_scores(self.pool)
-            return CellRates() if self._two_scores else ScoreCalibration()
         if not isinstance(model, ScoreCalibration | CellRates):
             raise ValueError(
                 f"`model` must be a bayeval.models.ScoreCalibration or CellRates; got {model!r}."
