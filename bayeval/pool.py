@@ -61,7 +61,7 @@ def _check_predictions(predictions: Any, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _multiclass_predictions(
-    predictions: Any, scores: np.ndarray, judge: Any, classes: tuple[str, ...]
+    predictions: Any, scores: np.ndarray, classes: tuple[str, ...]
 ) -> np.ndarray:
     """Return a multiclass pool's predicted classes as int8, checked against the scores."""
     if scores.ndim != 1:
@@ -74,8 +74,6 @@ def _multiclass_predictions(
             "`predictions` must be given in a multiclass pool (each item's predicted class; "
             "`scores` are how sure the system is); got None."
         )
-    if judge is not None:
-        raise ValueError("`judge` must be None in a multiclass pool (a judge answers yes/no).")
     shape = np.shape(predictions)
     if shape != scores.shape:
         raise ValueError(
@@ -84,12 +82,20 @@ def _multiclass_predictions(
     return check_classes(predictions, "predictions", classes)
 
 
-def _check_judge(judge: Any, size: int) -> np.ndarray:
+def _check_judge(judge: Any, size: int, classes: tuple[str, ...] | None) -> np.ndarray:
     """Return an automatic judge's labels: ``int8`` for 0/1 labels, else probabilities.
 
-    Raises naming ``judge``, the first entry outside ``[0, 1]`` and what is allowed.
+    In a multiclass pool, the judge's classes (``int8`` indices). Raises naming ``judge``, the
+    first entry outside what is allowed.
     """
     arr = np.asarray(judge)
+    if classes is not None:
+        if np.shape(judge) != (size,):
+            raise ValueError(
+                f"`judge` must hold one class per item, shape ({size},); got shape "
+                f"{np.shape(judge)}."
+            )
+        return check_classes(judge, "judge", classes)
     if arr.shape != (size,):
         raise ValueError(
             f"`judge` must hold one label or probability per item, shape ({size},); got shape "
@@ -181,12 +187,15 @@ class Pool:
         a heuristic): its 0/1 label, or its probability that the item is positive. The model
         of the labels (:class:`bayeval.models.ScoreCalibration`) learns from the labelled
         items how far the judge is to be trusted, so a biased judge is corrected rather than
-        believed; the judge is never taken as a label.
+        believed; the judge is never taken as a label. In a multiclass pool, the judge's
+        class for every item (an index into ``classes`` or a name), read by
+        :class:`bayeval.models.ClassCalibration` the same way.
     classes : sequence of str, optional
         A multiclass pool: the names of the label space's classes (2 to 127). Then
         ``predictions`` is required and holds each item's predicted class (an index into
         ``classes`` or a name), ``scores`` how sure the system is of it (its top score), and
-        labels are classes too. One system, no judge. Default: binary labels.
+        labels are classes too, and so are the ``judge``'s answers. One system. Default:
+        binary labels.
 
     Attributes
     ----------
@@ -199,7 +208,8 @@ class Pool:
     threshold : numpy.ndarray or None
         Per-system threshold that produced ``predictions``; ``None`` when they were given.
     judge : numpy.ndarray or None
-        The judge's answers: ``int8`` when they are all 0 or 1, else float64 probabilities.
+        The judge's answers: ``int8`` when they are all 0 or 1, else float64 probabilities; in
+        a multiclass pool, ``int8`` class indices.
     classes : tuple of str or None
         The class names of a multiclass pool; ``None`` for binary labels.
 
@@ -265,7 +275,7 @@ class Pool:
         n_systems = 1 if arr.ndim == 1 else arr.shape[1]
         self.classes = None if classes is None else check_class_names(classes)
         if self.classes is not None:
-            pred = _multiclass_predictions(predictions, arr, judge, self.classes)
+            pred = _multiclass_predictions(predictions, arr, self.classes)
             self.threshold = None
         elif predictions is None:
             thr = np.asarray(threshold, dtype=np.float64)  # a default is not normalised
@@ -295,7 +305,9 @@ class Pool:
             if len(set(names)) != len(names):
                 raise ValueError(f"`systems` must be unique; got {names!r}.")
         self.systems = names
-        self._judge = None if judge is None else _read_only(_check_judge(judge, arr.shape[0]))
+        self._judge = (
+            None if judge is None else _read_only(_check_judge(judge, arr.shape[0], self.classes))
+        )
         self._scores = _read_only(arr)
         self._predictions = _read_only(pred)
         self._lo = np.atleast_1d(lo).astype(np.float64)
@@ -446,7 +458,7 @@ class Pool:
 
     @property
     def judge(self) -> np.ndarray | None:
-        """The automatic judge's answers (``int8`` 0/1 labels or probabilities), or ``None``."""
+        """The automatic judge's answers (``int8`` 0/1 labels or classes, or probabilities)."""
         return self._judge
 
     @property

@@ -19,10 +19,18 @@ and macro-F1's intervals. Beside them, for uniform labels, the classical interva
 labels: Wilson's for accuracy, and a percentile bootstrap of the labelled items (1,000
 resamples) for macro-F1.
 
+With ``--judges``: the five simulated pools, uniform labels, without a judge and with each judge
+of :data:`bayeval.simulate.multiclass_pools.MULTICLASS_JUDGES` (``ClassCalibration``'s cells
+cut by the judge's class); beside them, for accuracy, the PPI++ interval (Angelopoulos et al.
+2023, the power-tuned mean estimator, written here from its formulas): whether the system is
+right is the outcome and whether it agrees with the judge its prediction, on every item.
+
 Run from the repository root::
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks.multiclass --runs 100 \\
         --model-selector /work/ms_data
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks.multiclass --runs 100 --judges \
+        --labels 200
 """
 
 from __future__ import annotations
@@ -37,7 +45,12 @@ from scipy import stats
 from bayeval._core.multiclass import confusion_measures
 from bayeval.datasets import load_image_segments_pool
 from bayeval.models import ClassCalibration
-from bayeval.simulate.multiclass_pools import MULTICLASS_POOLS, multiclass_pool
+from bayeval.simulate.multiclass_pools import (
+    MULTICLASS_JUDGES,
+    MULTICLASS_POOLS,
+    multiclass_judge,
+    multiclass_pool,
+)
 from benchmarks._common import machine_info, markdown_table
 
 DRAWS = 1000
@@ -80,8 +93,24 @@ def _classical(predicted, truth, rng):
     return (accuracy.low, accuracy.high), tuple(macro)
 
 
-def one_setting(name, predicted, confidence, truth, design, n_labels, runs, seed):
-    """Every figure of one pool, design and number of labels (a dict)."""
+def _ppi_accuracy(right, agree_labelled, agree_unlabelled):
+    """PPI++'s 95% interval of the accuracy (power-tuned mean, Angelopoulos et al. 2023).
+
+    ``right``: whether the system is right on each labelled item; ``agree_*``: whether it
+    agrees with the judge on the labelled and on the unlabelled items.
+    """
+    n, N = right.size, agree_unlabelled.size
+    f, y = agree_labelled.astype(float), right.astype(float)
+    var_f = f.var(ddof=1)
+    # lambda minimising the variance: cov(y, f) / ((1 + n / N) var(f)), clipped to [0, 1]
+    lam = 0.0 if var_f == 0 else np.clip(np.cov(y, f)[0, 1] / ((1 + n / N) * var_f), 0, 1)
+    estimate = y.mean() + lam * (agree_unlabelled.mean() - f.mean())
+    se = np.sqrt((y - lam * f).var(ddof=1) / n + lam**2 * agree_unlabelled.var(ddof=1) / N)
+    return estimate - 1.959964 * se, estimate + 1.959964 * se
+
+
+def one_setting(name, predicted, confidence, truth, design, n_labels, runs, seed, judge=None):
+    """Every figure of one pool, design, number of labels and judge (a dict)."""
     C = int(max(predicted.max(), truth.max())) + 1
     counts = np.zeros((C, C))
     np.add.at(counts, (truth, predicted), 1)
@@ -95,14 +124,23 @@ def one_setting(name, predicted, confidence, truth, design, n_labels, runs, seed
     for _ in range(runs):
         labelled = _labels(rng, design, cell, truth.size, n_labels)
         posterior = spec.posterior(predicted, labelled, truth[labelled], confidence=confidence,
-                                   rng=rng)["posterior"]  # fmt: skip
+                                   judge=judge, rng=rng)["posterior"]  # fmt: skip
         for m in hits:
             draws = posterior[m].values.reshape(DRAWS, -1)
             lower, upper = np.nanquantile(draws, [0.025, 0.975], axis=0)
             hits[m].append((lower <= true[m]) & (true[m] <= upper))
             if m in width:
                 width[m].append(float(upper[0] - lower[0]))
-        if design == "uniform":
+        if judge is not None:
+            rest = np.ones(truth.size, dtype=bool)
+            rest[labelled] = False
+            agree = predicted == judge
+            lower, upper = _ppi_accuracy(
+                predicted[labelled] == truth[labelled], agree[labelled], agree[rest]
+            )
+            classical["accuracy"].append(lower <= true["accuracy"] <= upper)
+            classical["width_accuracy"].append(upper - lower)
+        elif design == "uniform":
             intervals = _classical(predicted[labelled], truth[labelled], rng)
             for m, (lower, upper) in zip(("accuracy", "macro_f1"), intervals, strict=True):
                 classical[m].append(lower <= true[m] <= upper)
@@ -125,10 +163,13 @@ def main():
     parser.add_argument("--labels", type=int, nargs="+", default=[100, 300, 1000])
     parser.add_argument("--model-selector", type=Path, help="folder with pacs/*.npy")
     parser.add_argument("--pools", nargs="+", help="only these pools (names as in the table)")
+    parser.add_argument("--judges", action="store_true", help="the simulated pools' judges")
     args = parser.parse_args()
     start = time.time()
     rows = []
-    for name, predicted, confidence, truth in pools(args.model_selector):
+    if args.judges:
+        rows = judged_rows(args)
+    for name, predicted, confidence, truth in [] if args.judges else pools(args.model_selector):
         if args.pools and name not in args.pools:
             continue
         designs = ("uniform",) if confidence is None else ("uniform", "stratified")
@@ -143,22 +184,48 @@ def main():
     def fmt(value):
         return "–" if value is None else f"{value:.2f}" if value <= 1 else f"{value:.3f}"
 
-    header = ["pool", "design", "labels", "accuracy", "balanced acc.", "macro-F1",
+    def width(value):
+        return "–" if value is None else f"{value:.3f}"
+
+    header = ["pool", "judge" if args.judges else "design", "labels", "accuracy", "balanced acc.",
+              "macro-F1",
               "precision mean / min", "recall mean / min", "width acc. (classical)",
               "width macro-F1 (classical)", "classical cov. acc. / macro-F1"]  # fmt: skip
     table = []
     for r in rows:
         table.append([
-            r["pool"], r["design"], str(r["labels"]), fmt(r["accuracy"]),
+            r["pool"], r.get("judge", r["design"]), str(r["labels"]), fmt(r["accuracy"]),
             fmt(r["balanced_accuracy"]), fmt(r["macro_f1"]),
             f"{fmt(r['precision_mean'])} / {fmt(r['precision_min'])}",
             f"{fmt(r['recall_mean'])} / {fmt(r['recall_min'])}",
-            f"{r['width_accuracy']:.3f} ({fmt(r['classical_width_accuracy'])})",
-            f"{r['width_macro_f1']:.3f} ({fmt(r['classical_width_macro_f1'])})",
+            f"{r['width_accuracy']:.3f} ({width(r['classical_width_accuracy'])})",
+            f"{r['width_macro_f1']:.3f} ({width(r['classical_width_macro_f1'])})",
             f"{fmt(r['classical_accuracy'])} / {fmt(r['classical_macro_f1'])}",
         ])  # fmt: skip
+    if args.judges:
+        header[-3:] = [h.replace("classical", "PPI++") for h in header[-3:]]
     print(markdown_table(header, table))
     print(f"\n{time.time() - start:.0f} s; {machine_info()}")
+
+
+def judged_rows(args):
+    """The rows of ``--judges``: each simulated pool without a judge and with each judge."""
+    rows = []
+    for kind in MULTICLASS_POOLS:
+        if args.pools and kind not in args.pools:
+            continue
+        predicted, confidence, truth = multiclass_pool(kind, np.random.default_rng(7))
+        for judge_kind in ("none", *MULTICLASS_JUDGES):
+            judge = None
+            if judge_kind != "none":
+                rng = np.random.default_rng(8)
+                judge = multiclass_judge(judge_kind, predicted, confidence, truth, rng)
+            for n_labels in args.labels:
+                row = one_setting(kind, predicted, confidence, truth, "uniform", n_labels,
+                                  args.runs, seed=n_labels, judge=judge)  # fmt: skip
+                rows.append({**row, "judge": judge_kind})
+                print(rows[-1], flush=True)
+    return rows
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 import bayeval as be
 from bayeval._core.multiclass import confusion_measures
 from bayeval.cli import app
-from bayeval.simulate.multiclass_pools import multiclass_pool
+from bayeval.simulate.multiclass_pools import multiclass_judge, multiclass_pool
 
 runner = CliRunner()
 CLASSES = ("cat", "dog", "bird", "fish", "frog")
@@ -153,3 +153,30 @@ def test_a_multiclass_measure_needs_classes(tmp_path):
     )  # fmt: skip
     assert result.exit_code == 2
     assert "macro_f1 needs a multiclass pool (--classes)" in _flat(result.output)
+
+
+def test_a_judges_column_of_class_names_is_read_and_narrows_the_interval(tmp_path):
+    judge = multiclass_judge("accurate", PREDICTED, CONFIDENCE, TRUTH, np.random.default_rng(9))
+    path = _file(tmp_path)
+    table = pd.read_csv(path)
+    table["llm"] = np.array(CLASSES)[judge]
+    table.to_csv(path, index=False)
+    rows = {}
+    for extra in ([], ["--judge-column", "llm"]):
+        result = runner.invoke(
+            app, ["evaluate", "--pool", path, "--classes", ",".join(CLASSES), "--budget", "200",
+                  "--seed", "2", "--json", "--no-report", *extra],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        rows[bool(extra)] = {row["measure"]: row for row in _json(result)["estimates"]}
+    pool = be.Pool(CONFIDENCE.round(6), PREDICTED, judge=judge, classes=CLASSES)
+    run = be.evaluate(pool, "macro_f1", TRUTH, 200, "passive", rng=2)
+    est = run.sampler.estimate(measure=be.measures.ClassMeasure("accuracy", n_classes=5))
+    lower, upper = est.interval(basis="posterior").values[0]
+    judged = rows[True]["accuracy"]
+    assert (judged["posterior_lower"], judged["posterior_upper"]) == pytest.approx(
+        (lower, upper), rel=1e-12
+    )
+    width = {k: v["accuracy"]["posterior_upper"] - v["accuracy"]["posterior_lower"]
+             for k, v in rows.items()}  # fmt: skip
+    assert width[True] < 0.7 * width[False], width  # an accurate judge: 0.051 against 0.121

@@ -115,8 +115,22 @@ def test_given_predictions():
             r"`scores` must be one column \(one system\) in a multiclass pool",
         ),
         (
-            {"scores": [0.1, 0.2], "predictions": [0, 1], "classes": ["a", "b"], "judge": [0, 1]},
-            r"`judge` must be None in a multiclass pool",
+            {"scores": [0.1, 0.2], "predictions": [0, 1], "classes": ["a", "b"], "judge": [0, 2]},
+            r"`judge` must contain class indices 0 \.\. 1 or the names \['a', 'b'\]; "
+            r"entry 1 is 2\.",
+        ),
+        (
+            {
+                "scores": [0.1, 0.2],
+                "predictions": [0, 1],
+                "classes": ["a", "b"],
+                "judge": ["c", "a"],
+            },
+            r"`judge` must contain .*; entry 0 is 'c'\.",
+        ),
+        (
+            {"scores": [0.1, 0.2], "predictions": [0, 1], "classes": ["a", "b"], "judge": [0]},
+            r"`judge` must hold one class per item, shape \(2,\); got shape \(1,\)",
         ),
     ],
 )

@@ -65,8 +65,9 @@ def read_scored_items(
     threshold : float, default 0.5
         Predictions are ``score >= threshold`` when the file has no ``prediction`` column.
     judge : str, optional
-        The column of an automatic judge's 0/1 labels or probabilities (the pool's ``judge``);
-        it is left out of ``items``, so an annotator shown the items never sees it.
+        The column of an automatic judge's 0/1 labels or probabilities (the pool's ``judge``),
+        or with ``classes`` its class for every item (names or indices); it is left out of
+        ``items``, so an annotator shown the items never sees it.
     classes : sequence of str, optional
         A multiclass pool's class names: ``prediction`` is then required and holds each
         item's predicted class, ``label`` its true class (names or indices), and ``score``
@@ -110,7 +111,7 @@ def read_scored_items(
     else:
         predictions = _binary(df, "prediction", spec) if "prediction" in df.columns else None
     truth, ids = _labels_and_ids(df, spec, classes)
-    judged = None if judge is None else _judge_column(df, judge, spec)
+    judged = None if judge is None else _judge_column(df, judge, spec, classes)
     try:
         pool = Pool(scores, predictions, threshold, ids, judge=judged, classes=classes)
     except ValueError as err:  # ids repeated or of mixed types (positions count from 0)
@@ -119,13 +120,15 @@ def read_scored_items(
     return ScoredItems(path.name, pool, df.drop(columns=hidden, errors="ignore"), truth)
 
 
-def _judge_column(df, column: str, where: str) -> np.ndarray:
-    """Return the judge's column (0/1 labels or probabilities), or raise naming its fault."""
+def _judge_column(df, column: str, where: str, classes: tuple | None) -> np.ndarray:
+    """Return the judge's column (0/1, probabilities or classes), or raise naming its fault."""
     if column not in df.columns:
         raise ValueError(
             f"{where}: the judge's column {column!r} is not a column; its columns are "
             f"{list(map(str, df.columns))}."
         )
+    if classes is not None:
+        return _classes(df, column, where, classes)
     values = _numbers(df, column, where)
     bad = (values < 0) | (values > 1)
     if bad.any():

@@ -115,6 +115,7 @@ class ClassCalibration:
         labels: Any = None,
         *,
         confidence: Any = None,
+        judge: Any = None,
         rounds: int = 100,
         burn: int = 20,
         sweeps: int = 10,
@@ -138,6 +139,12 @@ class ClassCalibration:
         confidence : array_like of float, shape (n_items,), optional
             How sure the system is of each prediction (its top score); needed when
             ``n_strata > 1``.
+        judge : array_like of int, shape (n_items,), optional
+            An automatic judge's class for every item (``0 .. n_classes - 1``). Each cell is
+            then cut by the class the judge gives, so the items where the judge agrees with
+            the system and those where it does not each have their accuracy and errors,
+            learnt from the labels: a judge is trusted only as far as the labelled items show
+            it right, and one that is wrong in some way the labels reveal is corrected.
         rounds, burn : int, default 100 and 20
             With an annotators' fit: the data-augmentation rounds kept (each gives
             ``draws / rounds`` draws) and those discarded first.
@@ -169,11 +176,12 @@ class ClassCalibration:
 
         rng = check_rng(rng)
         C = self.n_classes
-        cell = self.cells(predictions, confidence)
-        predicted = cell // self.n_strata
-        n_cells = C * self.n_strata
+        cell = self.cells(predictions, confidence, judge)
+        levels = 1 if judge is None else C  # the judge's classes cut each predicted class
+        predicted = cell // (levels * self.n_strata)
+        n_cells = C * levels * self.n_strata
         size = np.bincount(cell, minlength=n_cells)
-        prior = _CellPrior(predicted, self.n_classes, self.n_strata)
+        prior = _CellPrior(predicted, self.n_classes, self.n_strata, levels)
         if isinstance(labels, AnnotatorPosterior):
             if labelled is not None:
                 raise ValueError(
@@ -194,18 +202,24 @@ class ClassCalibration:
             np.add.at(labelled_cells, (cell[positions], classes), 1.0)
             mu, kappa, _ = prior.hyper_draws(labelled_cells, self.draws, rng)
             draws = _complete(prior, labelled_cells, size, (mu, kappa), rng)
-        return _datatree(self, draws, size, labelled_cells, positions.size)
+        return _datatree(self, draws, size, labelled_cells, positions.size, levels)
 
-    def cells(self, predictions: Any, confidence: Any = None) -> np.ndarray:
-        """Return each item's cell: ``predicted class * n_strata + confidence stratum``.
+    def cells(self, predictions: Any, confidence: Any = None, judge: Any = None) -> np.ndarray:
+        """Return each item's cell: its predicted class, judge's class and confidence stratum.
 
-        The strata cut the items of each predicted class into ``n_strata`` of equal count by
-        ``confidence`` (a design stratified the same way draws its labels per cell).
+        Without a judge the cell is ``predicted class * n_strata + stratum``; with one it is
+        ``(predicted class * n_classes + rank) * n_strata + stratum``, the rank the judge's
+        class minus the predicted class modulo ``n_classes`` (so 0 where the judge agrees
+        with the system, and a predicted class's agreeing cells come first). The strata cut
+        the items of each predicted class into ``n_strata`` of equal count by ``confidence``
+        (a design stratified the same way draws its labels per cell).
 
         Examples
         --------
         >>> ClassCalibration(n_classes=2, n_strata=2).cells([0, 0, 1, 1], [0.9, 0.6, 0.7, 0.8])
         array([1, 0, 2, 3])
+        >>> ClassCalibration(n_classes=2).cells([0, 0, 1, 1], judge=[0, 1, 0, 1])
+        array([0, 1, 3, 2])
         """
         if np.ndim(predictions) != 1:
             raise ValueError(
@@ -213,7 +227,27 @@ class ClassCalibration:
                 f"{np.shape(predictions)}."
             )
         predicted = check_predictions(np.asarray(predictions)[:, None], self.n_classes)[:, 0]
-        return predicted * self.n_strata + self._strata(predicted, confidence)
+        stratum = self._strata(predicted, confidence)
+        if judge is None:
+            return predicted * self.n_strata + stratum
+        judged = self._judge_classes(judge, predicted.size)
+        rank = (judged - predicted) % self.n_classes
+        return (predicted * self.n_classes + rank) * self.n_strata + stratum
+
+    def _judge_classes(self, judge: Any, n_items: int) -> np.ndarray:
+        """Return the judge's classes as integers, or raise naming ``judge``."""
+        arr = np.asarray(judge)
+        allowed = f"classes 0 .. {self.n_classes - 1}, one per item (shape ({n_items},))"
+        if arr.shape != (n_items,) or arr.dtype.kind not in "iuf":
+            raise ValueError(
+                f"`judge` must be {allowed}; got shape {arr.shape} of dtype {arr.dtype}."
+            )
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (arr < 0) | (arr >= self.n_classes)
+        if bad.any():
+            at = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"`judge` must be {allowed}; entry {at} is {plain(arr[at])!r}.")
+        return arr.astype(np.int64)
 
     def _strata(self, predicted: np.ndarray, confidence: Any) -> np.ndarray:
         """Return each item's confidence stratum among the items of its predicted class."""
@@ -260,18 +294,25 @@ class ClassCalibration:
 class _CellPrior:
     """The cells' prior, in two levels, and the posterior draws of the cells' mixes.
 
-    A cell's mix of true classes is its accuracy on the predicted class ``j`` and the rest
-    spread over the other classes by the allocation of class ``j``'s errors (one per predicted
-    class, shared by its strata: which classes the system mistakes for ``j``, however sure it
-    is). Accuracies: the strata of class ``j`` draw theirs from ``Beta(kappa_j mu_j, kappa_j
-    (1 - mu_j))``; the classes' typical accuracies ``mu_j`` from ``Beta(lam nu, lam (1 - nu))``
-    (``nu`` uniform, ``kappa_j`` and ``lam`` log-uniform). Errors: ``Dirichlet(s_j)``.
+    A cell's mix of true classes is its accuracy on its predicted class ``j`` and the rest
+    spread over the other classes by an allocation of errors shared by the strata (which
+    classes the system mistakes for ``j``, however sure it is; with a judge, one allocation
+    for each class ``k`` the judge gives, since the system's errors where the judge says ``k``
+    are likely of class ``k``).
 
-    The strata's accuracies are integrated out (beta-binomial likelihoods), so the posterior of
-    the hyperparameters lives on grids: Gibbs sampling alternates the classes' ``mu_j`` (with
-    ``kappa_j`` summed out) given ``(nu, lam)``, and ``(nu, lam)`` given the ``mu_j``; then each
-    draw takes a state of the chain, ``kappa_j`` given ``mu_j``, and the strata's accuracies and
-    the allocations from their conjugate posteriors.
+    Accuracies are pooled in *groups*: the cells of predicted class ``j`` (with a judge, two
+    groups: the cells where the judge agrees with the system and those where it does not,
+    whose accuracies the labels must not be pooled across). The cells of group ``g`` draw
+    theirs from ``Beta(kappa_g mu_g, kappa_g (1 - mu_g))``; the groups' typical accuracies
+    ``mu_g`` from ``Beta(lam_t nu_t, lam_t (1 - nu_t))`` (``nu_t`` uniform, ``kappa_g`` and
+    ``lam_t`` log-uniform): one ``(nu_t, lam_t)`` for all the groups, or with a judge one for
+    the agreeing groups and one for the others. Errors: ``Dirichlet(s)``.
+
+    The cells' accuracies are integrated out (beta-binomial likelihoods), so the posterior of
+    the hyperparameters lives on grids: Gibbs sampling alternates the groups' ``mu_g`` (with
+    ``kappa_g`` summed out) given the ``(nu_t, lam_t)``, and those given the ``mu_g``; then
+    each draw takes a state of the chain, ``kappa_g`` given ``mu_g``, and the cells' accuracies
+    and the allocations from their conjugate posteriors.
     """
 
     # grids even in the logit of mu and nu (near-perfect systems resolved) and in the log of
@@ -284,14 +325,23 @@ class _CellPrior:
     #: the most kept (draws beyond reuse the kept states)
     BURN, WARM_BURN, SWEEPS = 100, 10, 2000
 
-    def __init__(self, predicted: np.ndarray, n_classes: int, n_strata: int):
-        C = n_classes
-        self.other = ~np.eye(C, dtype=bool)
-        # s_j: the other classes in proportion to how often they are predicted (plus one)
+    def __init__(self, predicted: np.ndarray, n_classes: int, n_strata: int, levels: int = 1):
+        C, S = n_classes, n_strata
+        # cells (predicted class, rank of the judge's class, stratum); see ClassCalibration.cells
+        allocation = np.arange(C * levels)  # a cell's allocation of errors: cell // S
+        cell_class, rank = np.divmod(np.repeat(allocation, S), levels)
+        self.other = ~np.eye(C, dtype=bool)[allocation // levels]  # the wrong classes
+        # s: the other classes in proportion to how often they are predicted (plus one)
         share = np.where(self.other, np.bincount(predicted, minlength=C) + 1.0, 0.0)
-        self.error_share = share / share.sum(axis=1, keepdims=True)  # (C, C), rows sum to 1
-        self.correct = np.repeat(~self.other, n_strata, axis=0)  # (cells, C): predicted class
-        self.n_strata, self.cell_class = n_strata, np.repeat(np.arange(C), n_strata)
+        self.error_share = share / share.sum(axis=1, keepdims=True)  # rows sum to 1
+        self.correct = np.eye(C, dtype=bool)[cell_class]  # (cells, C): the predicted class
+        self.n_strata, self.cell_allocation = S, np.repeat(allocation, S)
+        # accuracy groups: the predicted class, and with a judge whether it agrees
+        kinds = 1 if levels == 1 else 2
+        self.cell_group = cell_class * kinds + (rank > 0)
+        self.group_start = np.flatnonzero(np.diff(self.cell_group, prepend=-1))
+        self.top = np.arange(C * kinds) % kinds  # each group's (nu, lam)
+        self.n_top = kinds
         # log P(mu | nu, lam) of each mu of the grid (its density times its interval's width),
         # for every (nu, lam): (mu, nu, lam)
         a = self.LAM[None, :] * self.NU[:, None]
@@ -304,51 +354,52 @@ class _CellPrior:
         self.nu_prior = np.log(np.diff(special.expit(self.NU_EDGES)))[:, None]
 
     def hyper_draws(self, labelled_cells, n: int, rng: np.random.Generator, start=None):
-        """Return ``(mu, kappa, end)``: ``n`` posterior draws of every class's grid indices.
+        """Return ``(mu, kappa, end)``: ``n`` posterior draws of every group's grid indices.
 
         ``start``: the ``(nu, lam)`` indices a chain ended at (``end``), to go on from them
         with a short burn-in (the rounds of data augmentation, whose labels move little from
         one round to the next); default a fresh chain from the grids' middle.
         """
-        C, S = self.other.shape[0], self.n_strata
+        G, T = self.top.size, self.n_top
         right, wrong = self._right_wrong(labelled_cells)
-        # log P(labels of class j's strata | mu, kappa): (mu, kappa, class)
+        # log P(labels of group g's cells | mu, kappa): (mu, kappa, group)
         a = self.KAPPA[None, :, None] * self.MU[:, None, None]
         b = self.KAPPA[None, :, None] * (1 - self.MU[:, None, None])
         by_cell = special.betaln(a + right, b + wrong) - special.betaln(a, b)
-        likelihood = by_cell.reshape(*by_cell.shape[:2], C, S).sum(axis=-1)
-        mu_likelihood = special.logsumexp(likelihood, axis=1)  # kappa summed out: (mu, class)
+        likelihood = np.add.reduceat(by_cell, self.group_start, axis=-1)
+        mu_likelihood = special.logsumexp(likelihood, axis=1)  # kappa summed out: (mu, group)
         burn, (nu, lam) = (
-            (self.BURN, (self.NU.size // 2, self.LAM.size // 2))
+            (self.BURN, (np.full(T, self.NU.size // 2), np.full(T, self.LAM.size // 2)))
             if start is None
             else (self.WARM_BURN, start)
         )
         kept = min(n, self.SWEEPS)
-        states = np.empty((kept, C), dtype=np.int64)
+        states = np.empty((kept, G), dtype=np.int64)
         for sweep in range(burn + kept):
-            mu = _gumbel_max(mu_likelihood + self.upper[:, nu, lam, None], rng)  # (class,)
-            hyper = self.nu_prior + self.upper[mu].sum(axis=0)  # (nu, lam)
-            nu, lam = np.divmod(_gumbel_max(hyper.reshape(-1, 1), rng)[0], self.LAM.size)
+            mu = _gumbel_max(mu_likelihood + self.upper[:, nu[self.top], lam[self.top]], rng)
+            top = [self.upper[mu[self.top == t]].sum(axis=0) for t in range(T)]
+            hyper = self.nu_prior[..., None] + np.stack(top, axis=-1)  # (nu, lam, top)
+            nu, lam = np.divmod(_gumbel_max(hyper.reshape(-1, T), rng), self.LAM.size)
             if sweep >= burn:
                 states[sweep - burn] = mu
-        mu = states[rng.integers(0, kept, n)]  # (n, class): the chain's states, resampled
-        # kappa_j given mu_j and the labels
-        kappa = _gumbel_max(likelihood[mu, :, np.arange(C)].transpose(2, 0, 1), rng)
+        mu = states[rng.integers(0, kept, n)]  # (n, group): the chain's states, resampled
+        # kappa_g given mu_g and the labels
+        kappa = _gumbel_max(likelihood[mu, :, np.arange(G)].transpose(2, 0, 1), rng)
         return mu, kappa, (nu, lam)
 
     def mixes(self, labelled_cells, mu, kappa, rng: np.random.Generator) -> np.ndarray:
-        """Return the cells' mixes ``(n, cells, C)`` given hyperparameter draws ``(n, C)``.
+        """Return the cells' mixes ``(n, cells, C)`` given hyperparameter draws ``(n, groups)``.
 
-        The strata's accuracies from their Beta posteriors, each predicted class's error
-        allocation from its Dirichlet posterior.
+        The cells' accuracies from their Beta posteriors, each allocation of errors from its
+        Dirichlet posterior.
         """
         right, wrong = self._right_wrong(labelled_cells)
-        mu_cell, kappa_cell = self.MU[mu][:, self.cell_class], self.KAPPA[kappa][:, self.cell_class]
+        mu_cell, kappa_cell = self.MU[mu][:, self.cell_group], self.KAPPA[kappa][:, self.cell_group]
         accuracy = rng.beta(kappa_cell * mu_cell + right, kappa_cell * (1 - mu_cell) + wrong)
         errors = np.where(self.correct, 0.0, labelled_cells)
         errors = errors.reshape(-1, self.n_strata, errors.shape[1]).sum(axis=1)
         alpha = np.broadcast_to(self.error_share + errors, (mu.shape[0], *errors.shape))
-        allocation = _dirichlet(rng, alpha, where=self.other)[:, self.cell_class]
+        allocation = _dirichlet(rng, alpha, where=self.other)[:, self.cell_allocation]
         return np.where(self.correct, accuracy[..., None], (1 - accuracy[..., None]) * allocation)
 
     def draw(self, labelled_cells: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -429,14 +480,15 @@ def _augment(spec, fit, item_cell, prior, size, rounds, burn, sweeps, rng):
     return np.concatenate(parts)[: spec.draws], np.array(kept)
 
 
-def _datatree(spec, cell_counts, size, labelled_cells, n_labelled):
+def _datatree(spec, cell_counts, size, labelled_cells, n_labelled, levels):
     import xarray as xr
 
     C, S = spec.n_classes, spec.n_strata
     n_draws = cell_counts.shape[0]
     chains = spec.chains if n_draws % spec.chains == 0 else 1
-    # cells are (predicted class, stratum): summing the strata gives counts[predicted, true]
-    by_predicted = cell_counts.reshape(n_draws, C, S, C).sum(axis=2)
+    # cells are (predicted class, judge's class, stratum): summing all but the predicted class
+    # gives counts[predicted, true]
+    by_predicted = cell_counts.reshape(n_draws, C, levels * S, C).sum(axis=2)
     confusion = np.swapaxes(by_predicted, -1, -2).reshape(chains, -1, C, C)
     measures = confusion_measures(confusion)
     sampled = ("chain", "draw")
@@ -451,11 +503,16 @@ def _datatree(spec, cell_counts, size, labelled_cells, n_labelled):
     classes = np.arange(C)
     coords = {"chain": np.arange(chains), "draw": np.arange(confusion.shape[1]),
               "true_class": classes, "predicted": classes}  # fmt: skip
-    attrs = {"n_items": int(size.sum()), "n_labelled": int(n_labelled), "n_strata": S}
-    cells = {"cell_predicted": np.repeat(classes, S), "cell_stratum": np.tile(np.arange(S), C)}
+    attrs = {"n_items": int(size.sum()), "n_labelled": int(n_labelled), "n_strata": S,
+             "judged": int(levels > 1)}  # fmt: skip
+    cells = {"cell_predicted": np.repeat(classes, levels * S),
+             "cell_stratum": np.tile(np.arange(S), C * levels)}  # fmt: skip
+    if levels > 1:  # the judge's class from its rank (ClassCalibration.cells)
+        rank = np.tile(np.repeat(np.arange(levels), S), C)
+        cells["cell_judge"] = (cells["cell_predicted"] + rank) % C
     constant = xr.Dataset(
         {"cell_size": ("cell", size), "cell_labelled": (("cell", "true_class"), labelled_cells)},
-        coords={"cell": np.arange(C * S), "true_class": classes,
+        coords={"cell": np.arange(size.size), "true_class": classes,
                 **{k: ("cell", v) for k, v in cells.items()}},
     )  # fmt: skip
     return xr.DataTree.from_dict(

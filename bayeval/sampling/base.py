@@ -460,7 +460,9 @@ def _class_posterior(model, pool, positions, labels, seed, target):
     from bayeval.sampling.estimate import DataTreePosterior
 
     confidence = pool.scores if model.n_strata > 1 else None
-    tree = model.posterior(pool.predictions, positions, labels, confidence=confidence, rng=seed)
+    tree = model.posterior(
+        pool.predictions, positions, labels, confidence=confidence, judge=pool.judge, rng=seed
+    )
     names = list(pool.classes)
     for group in ("posterior", "constant_data"):
         if group in tree.children:

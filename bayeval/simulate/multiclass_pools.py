@@ -12,6 +12,18 @@ coverage of :class:`bayeval.models.ClassCalibration`'s intervals is measured whe
 - ``"rare"``: one class holds half a percent of the items.
 - ``"many-classes"``: twenty classes of Zipf-like prevalence.
 
+:func:`multiclass_judge` adds an automatic judge's class for every item, one that helps,
+misleads or says nothing (:data:`MULTICLASS_JUDGES`):
+
+- ``"accurate"``: the true class on 90% of the items, another class at random otherwise.
+- ``"biased"``: the commonest class on 40% of the items of every other class, otherwise as
+  the accurate judge (a judge drawn to one answer).
+- ``"easy-hard"``: right on 97% of the items the system is surer of than its median and on
+  half of the others, where the system's own errors are.
+- ``"echo"``: the system's own prediction on 80% of the items and the truth on the rest, so
+  that it shares the system's mistakes (a judge that agrees is then no evidence).
+- ``"uninformative"``: a class drawn at random, whatever the item.
+
 Examples
 --------
 >>> import numpy as np
@@ -20,15 +32,19 @@ Examples
 ((20000,), 5)
 >>> round(float((predicted[truth == 4] == 4).mean()), 2)  # the rare class's recall
 0.27
+>>> judge = multiclass_judge("echo", predicted, confidence, truth, np.random.default_rng(1))
+>>> round(float((judge == predicted).mean()), 2), round(float((judge == truth).mean()), 2)
+(0.93, 0.69)
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MULTICLASS_POOLS", "multiclass_pool"]
+__all__ = ["MULTICLASS_JUDGES", "MULTICLASS_POOLS", "multiclass_judge", "multiclass_pool"]
 
 MULTICLASS_POOLS = ("calibrated", "overconfident", "hidden", "rare", "many-classes")
+MULTICLASS_JUDGES = ("accurate", "biased", "easy-hard", "echo", "uninformative")
 
 
 def multiclass_pool(
@@ -64,3 +80,34 @@ def multiclass_pool(
         predicted[hide] = 0
         confidence[hide] = rng.uniform(0.9, 1.0, int(hide.sum()))
     return predicted, confidence, truth
+
+
+def multiclass_judge(
+    kind: str,
+    predicted: np.ndarray,
+    confidence: np.ndarray,
+    truth: np.ndarray,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Return an automatic judge's class for every item of a pool (see the module notes).
+
+    ``kind`` is one of :data:`MULTICLASS_JUDGES`; ``predicted``, ``confidence`` and ``truth``
+    are a pool's, as :func:`multiclass_pool` returns them.
+    """
+    if kind not in MULTICLASS_JUDGES:
+        raise ValueError(f"`kind` must be one of {list(MULTICLASS_JUDGES)}; got {kind!r}.")
+    C, size = int(max(predicted.max(), truth.max())) + 1, truth.size
+    other = (truth + rng.integers(1, C, size)) % C  # another class, evenly
+    u = rng.random(size)
+    if kind == "uninformative":
+        return rng.integers(0, C, size)
+    if kind == "echo":
+        return np.where(u < 0.8, predicted, truth)
+    if kind == "easy-hard":
+        wrong = np.where(confidence > np.median(confidence), 0.03, 0.5)
+        return np.where(u < wrong, other, truth)
+    judge = np.where(u < 0.1, other, truth)  # accurate
+    if kind == "biased":
+        drawn = (truth != 0) & (rng.random(size) < 0.4)
+        judge = np.where(drawn, 0, judge)
+    return judge

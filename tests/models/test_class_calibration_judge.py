@@ -1,0 +1,154 @@
+"""A judge's class for every item in ClassCalibration: cells cut by it, coverage where it misleads.
+
+The coverage checks run on pools of :mod:`bayeval.simulate.multiclass_pools` with each of its
+judges (accurate, biased towards one class, good only where the system is sure, echoing the
+system's own mistakes, uninformative). With 60 runs a calibrated 95% interval covers 50 times
+or fewer with probability 0.0005 (binomial), so ``>= 51 / 60`` fails such an interval about
+once in 2,000 of these checks.
+"""
+
+import numpy as np
+import pytest
+
+import bayeval as be
+from bayeval._core.multiclass import CLASS_MEASURES, SCALAR_MEASURES, confusion_measures
+from bayeval.models import ClassCalibration
+from bayeval.models.class_calibration import _CellPrior
+from bayeval.simulate.multiclass_pools import MULTICLASS_JUDGES, multiclass_judge, multiclass_pool
+
+
+def test_each_cell_holds_one_predicted_class_and_one_judges_class():
+    predicted, confidence, truth = multiclass_pool("hidden", np.random.default_rng(1), 3_000)
+    judge = multiclass_judge("accurate", predicted, confidence, truth, np.random.default_rng(2))
+    spec = ClassCalibration(n_classes=5, n_strata=2, draws=200)
+    labelled = np.arange(0, 3_000, 10)
+    dt = spec.posterior(predicted, labelled, truth[labelled], confidence=confidence,
+                        judge=judge, rng=0)  # fmt: skip
+    const = dt["constant_data"]
+    cell = spec.cells(predicted, confidence, judge)
+    np.testing.assert_array_equal(const["cell_predicted"].values[cell], predicted)
+    np.testing.assert_array_equal(const["cell_judge"].values[cell], judge)
+    np.testing.assert_array_equal(const["cell_size"].values, np.bincount(cell, minlength=50))
+    # every draw completes the pool: its confusion matrix sums to the pool, each row (predicted
+    # class) to the items predicted so
+    confusion = dt["posterior"]["confusion"].values
+    np.testing.assert_array_equal(confusion.sum(axis=-2), np.broadcast_to(
+        np.bincount(predicted, minlength=5), confusion.shape[:-2] + (5,)))  # fmt: skip
+    assert dt["posterior"].attrs["judged"] == 1
+
+
+def test_the_cells_where_the_judge_disagrees_do_not_move_the_cells_where_it_agrees():
+    # two classes: the agreeing groups share one (nu, lam) and the others another, so given the
+    # agreeing cells' labels their groups' posterior is the one the model without a judge gives
+    # those labels, whatever the disagreeing cells hold (here: the system always wrong there)
+    with_judge = _CellPrior(np.array([0, 1, 1, 0]), n_classes=2, n_strata=1, levels=2)
+    alone = _CellPrior(np.array([0, 1, 1, 0]), n_classes=2, n_strata=1)
+    # cells (predicted, rank): (0, agree), (0, not), (1, agree), (1, not); columns: true class
+    judged = np.array([[9.0, 1.0], [0.0, 12.0], [0.0, 2.0], [15.0, 0.0]])
+    agreeing = judged[[0, 2]]
+    means = {"judge": [], "alone": []}
+    for seed in range(4):
+        for key, prior, labels, group in (("judge", with_judge, judged, 2),
+                                          ("alone", alone, agreeing, 1)):  # fmt: skip
+            prior.SWEEPS = 20_000
+            mu, _, _ = prior.hyper_draws(labels, 20_000, np.random.default_rng(seed))
+            means[key].append(prior.MU[mu[:, group]].mean())
+    # four chains of 20,000 sweeps: the mean's sd about 0.0023 each (test_class_calibration's
+    # chains), the difference's 0.0032; pooled with the disagreeing groups (one (nu, lam)),
+    # class 1's two right answers would be pulled down by more than 0.1
+    assert abs(np.mean(means["judge"]) - np.mean(means["alone"])) < 0.013, means
+
+
+def _coverage(kind, judge_kind, runs=60, n_labels=200):
+    """Each measure's share of runs (and classes) whose 95% interval holds the truth, and the
+    accuracy's mean width."""
+    predicted, confidence, truth = multiclass_pool(kind, np.random.default_rng(7))
+    judge = (
+        None
+        if judge_kind is None
+        else multiclass_judge(judge_kind, predicted, confidence, truth, np.random.default_rng(8))
+    )
+    C = int(truth.max()) + 1
+    counts = np.zeros((C, C))
+    np.add.at(counts, (truth, predicted), 1)
+    true = confusion_measures(counts)
+    spec = ClassCalibration(n_classes=C, draws=1000)
+    rng = np.random.default_rng(9)
+    covered, width = {name: [] for name in SCALAR_MEASURES + CLASS_MEASURES}, []
+    for run in range(runs):
+        labelled = rng.choice(predicted.size, n_labels, replace=False)
+        dt = spec.posterior(predicted, labelled, truth[labelled], judge=judge, rng=run)
+        for name in covered:
+            draws = dt["posterior"][name].values.reshape(1000, -1)
+            lower, upper = np.nanquantile(draws, [0.025, 0.975], axis=0)
+            covered[name].append((lower <= true[name]) & (true[name] <= upper))
+            if name == "accuracy":
+                width.append(float(upper[0] - lower[0]))
+    return {name: np.mean(hits, axis=0) for name, hits in covered.items()}, np.mean(width)
+
+
+# Where coverage falls short (model card, "Known limits"): the rarest class (half a percent) has
+# about one label in its cells where the judge agrees (102 items with the accurate judge), whose
+# accuracy is pooled with the other classes' agreeing cells: those are right on 96-99.6% of
+# their items, the rare class's on 53%, so the pooling puts the class's precision too high.
+# Measured: its precision covered 24 of 60 runs (accurate judge) and 35 (easy-hard), its F1 26
+# and 36.
+SHORT = {("rare", "accurate"): {"precision", "f1"}, ("rare", "easy-hard"): {"precision", "f1"}}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("judge_kind", MULTICLASS_JUDGES)
+@pytest.mark.parametrize("kind", ["hidden", "rare", "overconfident"])
+def test_intervals_cover_with_a_judge_that_helps_misleads_or_says_nothing(kind, judge_kind):
+    coverage, width = _coverage(kind, judge_kind)
+    for name, share in coverage.items():
+        if name in SHORT.get((kind, judge_kind), set()):
+            assert np.mean(share) >= 0.75 and np.min(share) >= 0.3, (name, share)  # the limit
+        elif name in SCALAR_MEASURES:
+            assert share >= 51 / 60, (name, share)
+        else:  # one check per class: the mean over the classes at 0.85, each class at 0.65
+            assert np.mean(share) >= 0.85 and np.min(share) >= 0.65, (name, share)
+    if judge_kind in ("accurate", "uninformative"):
+        _, alone = _coverage(kind, None)
+        if judge_kind == "accurate":  # measured: 0.55-0.60 of the width without a judge
+            assert width < 0.7 * alone, (width, alone)
+        else:  # a coin-flip judge costs little: measured within 2%
+            assert width < 1.06 * alone, (width, alone)
+
+
+def test_a_pool_with_a_judge_gives_the_models_posterior_with_that_judge():
+    predicted, confidence, truth = multiclass_pool("hidden", np.random.default_rng(3), 2_000)
+    judge = multiclass_judge("biased", predicted, confidence, truth, np.random.default_rng(4))
+    names = ["a", "b", "c", "d", "e"]
+    pool = be.Pool(confidence, predicted, judge=np.array(names)[judge], classes=names)
+    np.testing.assert_array_equal(pool.judge, judge)
+    run = be.evaluate(pool, "accuracy", truth, 150, "passive", rng=1)
+    ids, labels = run.sampler.labelled()
+    direct = ClassCalibration(n_classes=5).posterior(
+        predicted, pool.positions(ids), labels, judge=judge, rng=run.sampler._posterior_seed()
+    )
+    np.testing.assert_array_equal(
+        run.estimate.posterior["posterior"]["accuracy"].values,
+        direct["posterior"]["accuracy"].values,
+    )
+    frame = pool.to_frame()
+    again = be.Pool.from_frame(frame, prediction="prediction", judge="judge", classes=names)
+    np.testing.assert_array_equal(again.judge, judge)
+
+
+@pytest.mark.parametrize(
+    ("judge", "match"),
+    [
+        (
+            [0, 1, 3],
+            r"`judge` must be classes 0 \.\. 2, one per item \(shape \(3,\)\); entry 2 "
+            r"is 3\.",
+        ),  # fmt: skip
+        ([0, 1], r"`judge` must be classes 0 \.\. 2.*got shape \(2,\)"),
+        ([0, 1.5, 2], r"`judge` must be classes.*entry 1 is 1\.5\."),
+        (["a", "b", "c"], r"`judge` must be classes.*of dtype <U1"),
+    ],
+)
+def test_a_bad_judge_is_refused_naming_it(judge, match):
+    with pytest.raises(ValueError, match=match):
+        ClassCalibration(n_classes=3).posterior([0, 2, 1], [0], [1], judge=judge)
