@@ -155,3 +155,21 @@ def test_label_studio_choices_of_a_multiclass_pool_map_to_class_indices():
         check_choices({"Newt": 5}, CLASSES)
     with pytest.raises(ValueError, match=r"to a label 0 or 1; got 'Cat': 2"):
         check_choices({"Cat": 2})
+
+
+def test_a_pool_with_a_judges_classes_is_stored_and_reopened_with_them(tmp_path):
+    judge = (TRUTH + (np.arange(TRUTH.size) % 7 == 0)) % 5  # the truth, but one item in seven
+    pool = be.Pool(CONFIDENCE, PREDICTED, judge=np.array(CLASSES)[judge], classes=CLASSES)
+    path = tmp_path / "s.db"
+    with Session.create(path, pool, MACRO, "passive", rng=2) as sess:
+        ids = sess.ask(80)
+        sess.tell(ids, _names(ids), annotator="ann")
+        before = sess.estimate()
+    with Session.open(path) as sess:
+        np.testing.assert_array_equal(sess.sampler.pool.judge, judge)
+        after = sess.estimate()
+    np.testing.assert_array_equal(
+        after.interval(basis="posterior").values, before.interval(basis="posterior").values
+    )
+    # the judge reached the model: the posterior's cells are cut by its classes
+    assert before.posterior["constant_data"]["cell_judge"].size == 25
