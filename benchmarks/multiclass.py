@@ -23,7 +23,8 @@ With ``--judges``: the five simulated pools, uniform labels, without a judge and
 of :data:`bayeval.simulate.multiclass_pools.MULTICLASS_JUDGES` (``ClassCalibration``'s cells
 cut by the judge's class); beside them, for accuracy, the PPI++ interval (Angelopoulos et al.
 2023, the power-tuned mean estimator, written here from its formulas): whether the system is
-right is the outcome and whether it agrees with the judge its prediction, on every item.
+right is the outcome and whether it agrees with the judge its prediction, on every item (the
+rows without a judge keep the classical intervals).
 
 Run from the repository root::
 
@@ -203,7 +204,7 @@ def main():
             f"{fmt(r['classical_accuracy'])} / {fmt(r['classical_macro_f1'])}",
         ])  # fmt: skip
     if args.judges:
-        header[-3:] = [h.replace("classical", "PPI++") for h in header[-3:]]
+        header[-3:] = [h.replace("classical", "PPI++ or classical") for h in header[-3:]]
     print(markdown_table(header, table))
     print(f"\n{time.time() - start:.0f} s; {machine_info()}")
 
