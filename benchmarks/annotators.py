@@ -79,13 +79,14 @@ def one_crowd(seed, n_items, n_annotators, per_item):
     }
 
 
-def _noisy_setting(pool_kind: str = "judge", engine: str = "fast"):
+def _noisy_setting(pool_kind: str = "judge", engine: str = "fast", draws: int = 400):
     """The pool, its accuracy, the bound model and a function from a seed to its answers.
 
     ``pool_kind``: ``"judge"``, ``judge_pool("uninformative")`` with its coin-flip judge (the
     curve gets a shift per judge level and score stratum, 16 more parameters); ``"plain"``,
     the same scores and predictions without the judge (a 4-parameter curve). ``engine``: the
-    joint posterior by data augmentation (``"fast"``) or by NUTS (``"pymc"``, 1,000 draws).
+    joint posterior by data augmentation (``"fast"``) or by NUTS (``"pymc"``, 1,000 draws);
+    ``draws``: the data augmentation's draws in all (``imputations`` rounds share them).
     """
     import bayeval as be
     from bayeval.models import DawidSkene, ScoreCalibration
@@ -97,7 +98,7 @@ def _noisy_setting(pool_kind: str = "judge", engine: str = "fast"):
         pool = be.Pool(pool.scores, pool.predictions)
     measure = be.measures.Accuracy()
     true = measure.value(truth, predictions=pool.predictions)[0]
-    bound = ScoreCalibration(draws=400).bind(pool, measure)
+    bound = ScoreCalibration(draws=draws).bind(pool, measure)
     joint = bound if engine == "fast" else ScoreCalibration(engine=engine).bind(pool, measure)
 
     def answers(seed):
@@ -139,7 +140,9 @@ def round_autocorrelation(seeds: int, rounds: int, sweeps: int):
     return rows
 
 
-def measure_runs(runs, imputations, burn, sweeps, pool_kind="judge", engine="fast"):
+def measure_runs(
+    runs, imputations, burn, sweeps, pool_kind="judge", engine="fast", n_draws=400, first_seed=0
+):
     """Coverage of the accuracy's 95% interval when annotators' labels are noisy.
 
     A 5,000-item pool (``judge_pool("uninformative")``'s system, :func:`_noisy_setting`),
@@ -149,17 +152,19 @@ def measure_runs(runs, imputations, burn, sweeps, pool_kind="judge", engine="fas
     the misses on either side and the spread of the medians' errors: for the joint posterior
     also the part of the error the labelled items make (their imputed labels' count of right
     predictions against the true count, over the pool's size) beside its posterior sd, the
-    sd of that count over the rounds kept (over the draws with NUTS).
+    sd of that count over the rounds kept (over the draws with NUTS). Seeds ``first_seed``
+    on; ``n_draws`` as ``draws`` in :func:`_noisy_setting` (a longer chain: more draws and
+    rounds).
     """
     import warnings
 
     from bayeval.models import CalibrationWarning
 
-    truth, true, bound, joint, answers = _noisy_setting(pool_kind, engine)
+    truth, true, bound, joint, answers = _noisy_setting(pool_kind, engine, n_draws)
     predictions = bound.target.pool.predictions.astype(bool)
     found = {"joint": [], "majority": [], "true labels": []}
     labelled_part = []  # (error, posterior sd) of the labelled items' share of right predictions
-    for seed in range(runs):
+    for seed in range(first_seed, first_seed + runs):
         labelled, majority, fit = answers(seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", CalibrationWarning)
@@ -186,7 +191,8 @@ def measure_runs(runs, imputations, burn, sweeps, pool_kind="judge", engine="fas
             np.array(v, dtype=float) for v in zip(*results, strict=True)
         )
         part = f"{error_l.std():.4f} / {sd_l.mean():.4f}" if key == "joint" else "-"
-        rows.append([pool_kind, engine, key, imputations, burn, sweeps,
+        rows.append([pool_kind, engine, key, f"{first_seed}-{first_seed + runs - 1}", n_draws,
+                     imputations, burn, sweeps,
                      f"{int(covered.sum())} / {runs}", f"{int(below.sum())} / {int(above.sum())}",
                      f"{error.mean():+.4f}", f"{error.std():.4f}",
                      f"{width.mean():.4f}", part])  # fmt: skip
@@ -211,6 +217,8 @@ def main():
     parser.add_argument("--imputations", type=int, default=100)
     parser.add_argument("--burn", type=int, default=20)
     parser.add_argument("--sweeps", type=int, default=10)
+    parser.add_argument("--draws", type=int, default=400, help="--measure-runs: draws in all")
+    parser.add_argument("--first-seed", type=int, default=0, help="--measure-runs: from it")
     parser.add_argument(
         "--pool",
         choices=["judge", "plain"],
@@ -234,8 +242,9 @@ def main():
         return
     if args.measure_runs:
         rows = measure_runs(args.measure_runs, args.imputations, args.burn, args.sweeps,
-                            args.pool, args.engine)  # fmt: skip
-        header = ["pool", "engine", "labels from", "rounds kept", "rounds burnt", "sweeps",
+                            args.pool, args.engine, args.draws, args.first_seed)  # fmt: skip
+        header = ["pool", "engine", "labels from", "seeds", "draws", "rounds kept",
+                  "rounds burnt", "sweeps",
                   "covered", "misses: truth below / above",
                   "median error (mean)", "median error (sd)", "width",
                   "labelled items' error: sd / posterior sd"]  # fmt: skip
