@@ -57,7 +57,10 @@ class ClassCalibration:
     labels from the other classes, as far as the labels say the classes are alike. ``s_j``
     weighs the other classes by how often the system predicts them (total weight one).
     Labelled items are known and the unlabelled ones are drawn, so each draw is the system's
-    confusion matrix on the whole pool.
+    confusion matrix on the whole pool. With an automatic judge's class for every item
+    (``posterior(..., judge=...)``), each cell is cut by the judge's class too, and the
+    accuracies are pooled apart where the judge agrees with the system and where it does not
+    (model card: "An automatic judge on every item").
 
     Parameters
     ----------
