@@ -179,6 +179,10 @@ def test_a_pool_of_predictions_gets_a_rate_per_cell_and_no_robust_interval(tmp_p
     for row in rows.values():  # no curve whose floor the robust variant would doubt
         assert row["robust_lower"] is None and row["robust_upper"] is None, row
         assert 0 <= row["posterior_lower"] <= row["posterior_estimate"] <= row["posterior_upper"]
+    # the table's footnote names the model the credible intervals come from
+    table = runner.invoke(app, [a for a in args if a != "--json"])
+    assert table.exit_code == 0, table.output
+    assert "posterior of bayeval.models.CellRates" in " ".join(table.output.split())
 
 
 def test_measures_the_draws_do_not_cover_are_reported(tmp_path, items):

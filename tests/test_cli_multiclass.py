@@ -180,3 +180,12 @@ def test_a_judges_column_of_class_names_is_read_and_narrows_the_interval(tmp_pat
     width = {k: v["accuracy"]["posterior_upper"] - v["accuracy"]["posterior_lower"]
              for k, v in rows.items()}  # fmt: skip
     assert width[True] < 0.7 * width[False], width  # an accurate judge: 0.051 against 0.121
+    table = runner.invoke(
+        app, ["evaluate", "--pool", path, "--classes", ",".join(CLASSES), "--budget", "200",
+              "--seed", "2", "--no-report", "--judge-column", "llm"],
+    )  # fmt: skip
+    assert table.exit_code == 0, table.output
+    assert (
+        "ClassCalibration (each predicted class's accuracy, pooled over the classes, the "
+        "judge's answer among the cells)" in _flat(table.output)
+    )

@@ -304,7 +304,19 @@ def evaluate(
     if as_json:
         typer.echo(json.dumps(result, indent=2))
     else:
-        _print(result, source, console)
+        _print(result, source, console, _model_text(instance.default_model(), source.pool))
+
+
+def _model_text(model, pool) -> str:
+    """Return what the credible intervals come from, for the table's footnote."""
+    name = type(model).__name__
+    judge = "" if pool.judge is None else ", the judge's answer among the cells"
+    what = {
+        "ScoreCalibration": "a calibration curve learned from the labels",
+        "CellRates": "each cell's own rate of positives: the system gives predictions only",
+        "ClassCalibration": "each predicted class's accuracy, pooled over the classes",
+    }[name]
+    return f"{name} ({what}{judge})"
 
 
 def _true_values(source, tracker) -> dict[str, float]:
@@ -436,7 +448,7 @@ def _robust_differs(row: dict) -> bool:
     return max(abs(ends[0] - ends[2]), abs(ends[1] - ends[3])) > ROBUST_DIFFERS
 
 
-def _print(result: dict, source, console) -> None:
+def _print(result: dict, source, console, model: str) -> None:
     from rich.table import Table
 
     if not result["estimates"]:
@@ -480,11 +492,6 @@ def _print(result: dict, source, console) -> None:
             cells += [fmt(row["truth"]), f"{covers(row, 'posterior_')} / {covers(row, 'design_')}"]
         table.add_row(*cells)
     console.print(table)
-    model = (
-        "ScoreCalibration (a calibration curve learned from the labels)"
-        if source.pool.classes is None
-        else "ClassCalibration (each predicted class's accuracy, pooled over the classes)"
-    )
     console.print(
         f"credible: posterior of bayeval.models.{model}; design: the sampler's importance "
         "weights, logit scale; covers: credible / design.",
