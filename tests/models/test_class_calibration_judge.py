@@ -80,8 +80,12 @@ def _coverage(kind, judge_kind, runs=60, n_labels=200):
         dt = spec.posterior(predicted, labelled, truth[labelled], judge=judge, rng=run)
         for name in covered:
             draws = dt["posterior"][name].values.reshape(1000, -1)
-            lower, upper = np.nanquantile(draws, [0.025, 0.975], axis=0)
+            lower, middle, upper = np.nanquantile(draws, [0.025, 0.5, 0.975], axis=0)
             covered[name].append((lower <= true[name]) & (true[name] <= upper))
+            # every interval inside [0, 1] and around its own median (where defined)
+            defined = np.isfinite(middle)
+            assert np.all((0 <= lower) & (lower <= middle) & (middle <= upper) & (upper <= 1)
+                          | ~defined), name  # fmt: skip
             if name == "accuracy":
                 width.append(float(upper[0] - lower[0]))
     return {name: np.mean(hits, axis=0) for name, hits in covered.items()}, np.mean(width)
