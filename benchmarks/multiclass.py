@@ -24,7 +24,11 @@ of :data:`bayeval.simulate.multiclass_pools.MULTICLASS_JUDGES` (``ClassCalibrati
 cut by the judge's class); beside them, for accuracy, the PPI++ interval (Angelopoulos et al.
 2023, the power-tuned mean estimator, written here from its formulas): whether the system is
 right is the outcome and whether it agrees with the judge its prediction, on every item (the
-rows without a judge keep the classical intervals).
+rows without a judge keep the classical intervals). With ``--active`` too, each uniform row is
+followed by one of ``ActiveStratified`` (design ``active``: labels in stages of 50 sent where
+the posterior of macro-F1 is least sure, two confidence strata, ``--floor`` of proportional
+allocation; the model's cells are the design's, ``n_strata=2``). PPI++ needs uniform labels,
+so active rows have none.
 
 Run from the repository root::
 
@@ -32,17 +36,21 @@ Run from the repository root::
         --model-selector /work/ms_data
     OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks.multiclass --runs 100 --judges \
         --labels 200
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks.multiclass --runs 100 --judges \
+        --active --labels 200
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import time
 from pathlib import Path
 
 import numpy as np
 from scipy import stats
 
+import bayeval as be
 from bayeval._core.multiclass import confusion_measures
 from bayeval.datasets import load_image_segments_pool
 from bayeval.models import ClassCalibration
@@ -55,6 +63,7 @@ from bayeval.simulate.multiclass_pools import (
 from benchmarks._common import machine_info, markdown_table
 
 DRAWS = 1000
+ACTIVE_STRATA = 2  # confidence strata of the active design (and of its model's cells)
 SCALARS = ("accuracy", "balanced_accuracy", "macro_f1")
 PER_CLASS = ("precision", "recall")
 
@@ -80,6 +89,20 @@ def _labels(rng, design, cell, n_items, n_labels):
     per = n_labels // cells.size
     return np.concatenate([rng.choice(np.flatnonzero(cell == g), min(per, int(np.sum(cell == g))),
                                       replace=False) for g in cells])  # fmt: skip
+
+
+def _active_labels(predicted, confidence, truth, judge, n_labels, floor, rng):
+    """Positions labelled by ``ActiveStratified`` aimed at macro-F1, in stages of 50."""
+    C = int(max(predicted.max(), truth.max())) + 1
+    pool = be.Pool(confidence, predicted, judge=judge, classes=[str(c) for c in range(C)])
+    measure = be.measures.ClassMeasure("macro_f1", n_classes=C)
+    sampler = be.sampling.ActiveStratified(
+        pool, measure, n_strata=ACTIVE_STRATA, floor=floor, rng=rng
+    )
+    while sampler.labels_used < n_labels:
+        ids = sampler.ask(min(50, n_labels - sampler.labels_used))
+        sampler.tell(ids, truth[ids])
+    return sampler.labelled()[0]
 
 
 def _classical(predicted, truth, rng):
@@ -110,20 +133,25 @@ def _ppi_accuracy(right, agree_labelled, agree_unlabelled):
     return estimate - 1.959964 * se, estimate + 1.959964 * se
 
 
-def one_setting(name, predicted, confidence, truth, design, n_labels, runs, seed, judge=None):
+def one_setting(name, predicted, confidence, truth, design, n_labels, runs, seed, judge=None,
+                floor=0.5):  # fmt: skip
     """Every figure of one pool, design, number of labels and judge (a dict)."""
     C = int(max(predicted.max(), truth.max())) + 1
     counts = np.zeros((C, C))
     np.add.at(counts, (truth, predicted), 1)
     true = confusion_measures(counts)
-    spec = ClassCalibration(n_classes=C, n_strata=1 if design == "uniform" else 4, draws=DRAWS)
+    n_strata = {"uniform": 1, "stratified": 4, "active": ACTIVE_STRATA}[design]
+    spec = ClassCalibration(n_classes=C, n_strata=n_strata, draws=DRAWS)
     cell = spec.cells(predicted, confidence)
     rng = np.random.default_rng(seed)
     hits = {m: [] for m in SCALARS + PER_CLASS}
     width = {"accuracy": [], "macro_f1": []}
     classical = {"accuracy": [], "macro_f1": [], "width_accuracy": [], "width_macro_f1": []}
     for _ in range(runs):
-        labelled = _labels(rng, design, cell, truth.size, n_labels)
+        if design == "active":
+            labelled = _active_labels(predicted, confidence, truth, judge, n_labels, floor, rng)
+        else:
+            labelled = _labels(rng, design, cell, truth.size, n_labels)
         posterior = spec.posterior(predicted, labelled, truth[labelled], confidence=confidence,
                                    judge=judge, rng=rng)["posterior"]  # fmt: skip
         for m in hits:
@@ -132,7 +160,7 @@ def one_setting(name, predicted, confidence, truth, design, n_labels, runs, seed
             hits[m].append((lower <= true[m]) & (true[m] <= upper))
             if m in width:
                 width[m].append(float(upper[0] - lower[0]))
-        if judge is not None:
+        if judge is not None and design == "uniform":
             rest = np.ones(truth.size, dtype=bool)
             rest[labelled] = False
             agree = predicted == judge
@@ -165,6 +193,8 @@ def main():
     parser.add_argument("--model-selector", type=Path, help="folder with pacs/*.npy")
     parser.add_argument("--pools", nargs="+", help="only these pools (names as in the table)")
     parser.add_argument("--judges", action="store_true", help="the simulated pools' judges")
+    parser.add_argument("--active", action="store_true", help="with --judges: ActiveStratified")
+    parser.add_argument("--floor", type=float, default=0.5, help="ActiveStratified's floor")
     args = parser.parse_args()
     start = time.time()
     rows = []
@@ -211,7 +241,7 @@ def main():
 
 def judged_rows(args):
     """The rows of ``--judges``: each simulated pool without a judge and with each judge."""
-    rows = []
+    rows, designs = [], ("uniform", "active") if args.active else ("uniform",)
     for kind in MULTICLASS_POOLS:
         if args.pools and kind not in args.pools:
             continue
@@ -221,10 +251,11 @@ def judged_rows(args):
             if judge_kind != "none":
                 rng = np.random.default_rng(8)
                 judge = multiclass_judge(judge_kind, predicted, confidence, truth, rng)
-            for n_labels in args.labels:
-                row = one_setting(kind, predicted, confidence, truth, "uniform", n_labels,
-                                  args.runs, seed=n_labels, judge=judge)  # fmt: skip
-                rows.append({**row, "judge": judge_kind})
+            for n_labels, design in itertools.product(args.labels, designs):
+                row = one_setting(kind, predicted, confidence, truth, design, n_labels, args.runs,
+                                  seed=n_labels, judge=judge, floor=args.floor)  # fmt: skip
+                shown = judge_kind if design == "uniform" else f"{judge_kind}, active"
+                rows.append({**row, "judge": shown})
                 print(rows[-1], flush=True)
     return rows
 

@@ -75,6 +75,7 @@ def test_the_public_entry_points_declare_their_constraints():
         "bayeval.sampling.base.Sampler.estimate",
         "bayeval.sampling.stochastic.StochasticAIS.ask",
         "bayeval.sampling.stratified.Stratified.__init__",
+        "bayeval.sampling.active_stratified.ActiveStratified.__init__",
         "bayeval.sampling.static.StaticIS.__init__",
         "bayeval.sampling.oasis.OASIS.__init__",
         "bayeval.sampling.ais.AIS.__init__",

@@ -189,3 +189,25 @@ def test_a_judges_column_of_class_names_is_read_and_narrows_the_interval(tmp_pat
         "ClassCalibration (each predicted class's accuracy, pooled over the classes, the "
         "judge's answer among the cells)" in _flat(table.output)
     )
+
+
+def test_active_stratified_from_the_command_line_equals_the_python_api(tmp_path):
+    judge = multiclass_judge("accurate", PREDICTED, CONFIDENCE, TRUTH, np.random.default_rng(9))
+    path = _file(tmp_path)
+    table = pd.read_csv(path)
+    table["llm"] = np.array(CLASSES)[judge]
+    table.to_csv(path, index=False)
+    result = runner.invoke(
+        app, ["evaluate", "--pool", path, "--classes", ",".join(CLASSES), "--budget", "150",
+              "--sampler", "active_stratified", "--seed", "3", "--json", "--no-report",
+              "--judge-column", "llm"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    row = {r["measure"]: r for r in _json(result)["estimates"]}["macro_f1"]
+    pool = be.Pool(CONFIDENCE.round(6), PREDICTED, judge=judge, classes=CLASSES)
+    run = be.evaluate(pool, "macro_f1", TRUTH, 150, "active_stratified", rng=3)
+    lower, upper = run.estimate.interval(basis="posterior").values[0]
+    assert (row["posterior_lower"], row["posterior_upper"]) == pytest.approx(
+        (lower, upper), rel=1e-12
+    )
+    assert run.estimate.posterior["posterior"].attrs["n_strata"] == 2  # the design's cells

@@ -52,7 +52,9 @@ HELP = "\n\n".join(
         "given, so you can stop anywhere (q, end of input, Ctrl-C) and continue later with this "
         "command or bayeval label. " + KEYS_HELP,
         "With --classes the pool is multiclass: accuracy, macro-F1 and balanced accuracy are "
-        "estimated from uniform (passive) or stratified labels.",
+        "estimated from uniform (passive) or stratified labels, or with --sampler "
+        "active_stratified from labels sent where the model of the labels is least sure (the "
+        "items where a --judge-column disagrees with the system, or the system is unsure).",
         "Intervals are the credible intervals of the model of the labels (ScoreCalibration; "
         "ClassCalibration for a multiclass pool), "
         "with the design-based interval of the sampler's estimator beside them. The "

@@ -179,12 +179,8 @@ class ClassCalibration:
 
         rng = check_rng(rng)
         C = self.n_classes
-        cell = self.cells(predictions, confidence, judge)
-        levels = 1 if judge is None else C  # the judge's classes cut each predicted class
-        predicted = cell // (levels * self.n_strata)
-        n_cells = C * levels * self.n_strata
-        size = np.bincount(cell, minlength=n_cells)
-        prior = _CellPrior(predicted, self.n_classes, self.n_strata, levels)
+        cell, size, prior, levels = self._cells_and_prior(predictions, confidence, judge)
+        n_cells = size.size
         if isinstance(labels, AnnotatorPosterior):
             if labelled is not None:
                 raise ValueError(
@@ -194,18 +190,67 @@ class ClassCalibration:
             check_int(rounds, "rounds", minimum=1)
             check_int(burn, "burn", minimum=0)
             check_int(sweeps, "sweeps", minimum=1)
-            positions = self._annotated_positions(labels, predicted.size)
+            positions = self._annotated_positions(labels, cell.size)
             draws, kept = _augment(
                 self, labels, cell[positions], prior, size, rounds, burn, sweeps, rng
             )
             labelled_cells = kept.mean(axis=0)
         else:
-            positions, classes = check_labelled(labelled, labels, predicted.size, C)
+            positions, classes = check_labelled(labelled, labels, cell.size, C)
             labelled_cells = np.zeros((n_cells, C))
             np.add.at(labelled_cells, (cell[positions], classes), 1.0)
             mu, kappa, _ = prior.hyper_draws(labelled_cells, self.draws, rng)
             draws = _complete(prior, labelled_cells, size, (mu, kappa), rng)
         return _datatree(self, draws, size, labelled_cells, positions.size, levels)
+
+    def cell_predictive(
+        self,
+        predictions: Any,
+        labelled: Any,
+        labels: Any,
+        *,
+        confidence: Any = None,
+        judge: Any = None,
+        draws: int = 200,
+        rng: Any = None,
+    ) -> np.ndarray:
+        """Return each cell's posterior predictive mix: the classes of an unlabelled item.
+
+        The mean over ``draws`` posterior draws of the cells' mixes ``theta`` (what an
+        adaptive design reads to find the cells whose items are least certain; see
+        :class:`~bayeval.sampling.ActiveStratified`). The arguments are
+        :meth:`posterior`'s, with labels given as classes.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_cells, n_classes)``, rows summing to one, the cells numbered as
+            :meth:`cells` numbers them (``n_cells`` is ``n_classes * n_strata``, times
+            ``n_classes`` with a judge).
+
+        Examples
+        --------
+        >>> spec = ClassCalibration(n_classes=2)
+        >>> mix = spec.cell_predictive([0, 0, 0, 1, 1, 1], [0, 1, 3], [0, 0, 1], rng=0)
+        >>> mix.shape, bool(mix[0, 0] > 0.5), bool(mix[1, 1] > 0.5)
+        ((2, 2), True, True)
+        """
+        rng = check_rng(rng)
+        check_int(draws, "draws", minimum=1)
+        cell, size, prior, _ = self._cells_and_prior(predictions, confidence, judge)
+        positions, classes = check_labelled(labelled, labels, cell.size, self.n_classes)
+        labelled_cells = np.zeros((size.size, self.n_classes))
+        np.add.at(labelled_cells, (cell[positions], classes), 1.0)
+        mu, kappa, _ = prior.hyper_draws(labelled_cells, draws, rng)
+        return prior.mixes(labelled_cells, mu, kappa, rng).mean(axis=0)
+
+    def _cells_and_prior(self, predictions, confidence, judge):
+        """Return each item's cell, the cells' sizes, their prior and the judge's levels."""
+        cell = self.cells(predictions, confidence, judge)
+        levels = 1 if judge is None else self.n_classes  # the judge's classes cut each class
+        predicted = cell // (levels * self.n_strata)
+        size = np.bincount(cell, minlength=self.n_classes * levels * self.n_strata)
+        return cell, size, _CellPrior(predicted, self.n_classes, self.n_strata, levels), levels
 
     def cells(self, predictions: Any, confidence: Any = None, judge: Any = None) -> np.ndarray:
         """Return each item's cell: its predicted class, judge's class and confidence stratum.

@@ -3,6 +3,7 @@
 =================  =====================================================================
 ``Passive``        uniform draws with replacement
 ``Stratified``     strata by score, proportional or Neyman allocation, without replacement
+``ActiveStratified`` a multiclass pool's cells, Neyman allocation re-learnt from the posterior
 ``StaticIS``       importance sampling from Proposition 4's proposal built from the scores
 ``OASIS``          stratified adaptive importance sampling (Marchant & Rubinstein 2017)
 ``AIS``            adaptive importance sampling with a Dirichlet-tree oracle model (2021)
@@ -14,6 +15,7 @@ Every sampler has ``ask(n)`` (ids of ``n`` new items to label), ``tell(ids, labe
 ``estimate()`` (an :class:`Estimate`). :func:`bayeval.evaluate` drives the loop with an oracle.
 """
 
+from bayeval.sampling.active_stratified import ActiveStratified
 from bayeval.sampling.ais import AIS
 from bayeval.sampling.base import Sampler
 from bayeval.sampling.estimate import Estimate
@@ -27,6 +29,7 @@ from bayeval.sampling.stratified import Stratified
 
 __all__ = [
     "AIS",
+    "ActiveStratified",
     "Estimate",
     "ModelSelection",
     "OASIS",

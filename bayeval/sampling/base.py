@@ -46,7 +46,7 @@ class Sampler(ABC):
         if pool.classes is not None and not self.multiclass:
             raise ValueError(
                 f"`pool` is multiclass and {type(self).__name__} is built for yes/no labels; "
-                "sample a multiclass pool with Passive or Stratified."
+                "sample a multiclass pool with Passive, Stratified or ActiveStratified."
             )
         self.pool, self.measure = pool, measure
         self.batch_size = batch_size

@@ -14,10 +14,13 @@ from bayeval.measures.registry import by_name
 from bayeval.sampling.base import Sampler
 from bayeval.sampling.estimate import Estimate
 
-__all__ = ["Run", "evaluate", "labeller", "sampler_class"]
+__all__ = ["BINARY_SAMPLERS", "SAMPLERS", "Run", "evaluate", "labeller", "sampler_class"]
 
-#: The samplers that estimate a measure (:func:`evaluate`, the command line's ``--sampler``).
-SAMPLERS = ("ais", "oasis", "passive", "static_is", "stochastic_ais", "stratified")
+#: The samplers that take a pool of yes/no labels (the honesty battery's).
+BINARY_SAMPLERS = ("ais", "oasis", "passive", "static_is", "stochastic_ais", "stratified")
+#: The samplers that estimate a measure (:func:`evaluate`, the command line's ``--sampler``):
+#: ``"active_stratified"`` takes a multiclass pool only.
+SAMPLERS = (*BINARY_SAMPLERS, "active_stratified")
 #: Every sampler by name, model selection included (what a session may hold).
 ALL_SAMPLERS = (*SAMPLERS, "model_selection")
 
@@ -33,6 +36,7 @@ def sampler_class(name: str) -> type[Sampler]:
     from bayeval.sampling import (
         AIS,
         OASIS,
+        ActiveStratified,
         ModelSelection,
         Passive,
         StaticIS,
@@ -41,7 +45,9 @@ def sampler_class(name: str) -> type[Sampler]:
     )
 
     name = check_choice(name, ALL_SAMPLERS, "sampler")
-    classes = (AIS, OASIS, ModelSelection, Passive, StaticIS, StochasticAIS, Stratified)
+    classes = (
+        AIS, ActiveStratified, OASIS, ModelSelection, Passive, StaticIS, StochasticAIS, Stratified
+    )  # fmt: skip
     return {cls.method: cls for cls in classes}[name]
 
 
@@ -108,9 +114,9 @@ def evaluate(
         Distinct items to label, at most the pool size.
     sampler : str or Sampler, optional
         A name of :data:`SAMPLERS` ("ais", "oasis", "passive", "static_is", "stochastic_ais",
-        "stratified"), built with ``sampler_options``, ``batch_size`` and ``rng``, or a
-        sampler. Default ``"ais"``; ``"passive"`` on a multiclass pool (which also takes
-        ``"stratified"``).
+        "stratified", "active_stratified"), built with ``sampler_options``, ``batch_size`` and
+        ``rng``, or a sampler. Default ``"ais"``; ``"passive"`` on a multiclass pool (which
+        also takes ``"stratified"`` and ``"active_stratified"``).
     batch_size : int, default 50
         Items per stage (the last stage may be smaller, to end at ``budget``).
     prob : float, default 0.95

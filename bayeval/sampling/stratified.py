@@ -13,10 +13,120 @@ from bayeval.sampling._proposal import model_R
 from bayeval.sampling.base import NEEDS_STAGE, Sampler
 from bayeval.sampling.estimate import Estimate
 
-__all__ = ["Stratified"]
+__all__ = ["StrataDesign", "Stratified", "sum_by_stratum"]
 
 
-class Stratified(Sampler):
+class StrataDesign(Sampler):
+    """Draws without replacement from strata, tracking target shares, and their estimate.
+
+    What :class:`Stratified` and :class:`~bayeval.sampling.ActiveStratified` share. A
+    subclass sets, in its ``__init__``, :meth:`_use_strata`: the partition (``ids``,
+    ``sizes``, ``n_strata``), the cells (strata x loss patterns) and each stratum's target
+    share of the labels. Each ``ask(n)`` allocates ``n`` items so that the labels taken so far
+    track the shares (every stratum first receiving ``min_per_stratum``); items are drawn
+    uniformly within a stratum, never twice. The estimate is the stratified mean loss of the
+    labels of complete stages.
+    """
+
+    def _use_strata(self, strata, cells, shares: np.ndarray, min_per_stratum: int) -> None:
+        """Set the design: the partition, its cells and the target share of each stratum."""
+        self.strata, self.cells, self.shares = strata, cells, shares
+        self.min_per_stratum = min_per_stratum
+        self._cell_taken = np.zeros(self.cells.n_cells, dtype=np.int64)
+        self._settled = np.empty(0, dtype=np.int64)  # items of complete stages
+
+    # -- the protocol ------------------------------------------------------------------------
+    def _available(self) -> int:
+        return self.pool.size - self.labels_used - len(self._pending)
+
+    def _allocate(self, n: int) -> np.ndarray:
+        """Items per stratum for the next ``n``: the largest shortfall from the target first."""
+        sizes = self.strata.sizes
+        taken = np.bincount(self.cells.stratum, weights=self._cell_taken, minlength=sizes.size)
+        total = taken.sum() + n
+        wanted = np.minimum(
+            np.maximum(self.shares * total, np.minimum(self.min_per_stratum, sizes)), sizes
+        )
+        out = np.zeros(sizes.size, dtype=np.int64)
+        for _ in range(n):
+            gap = np.where(taken + out < sizes, wanted - taken - out, -np.inf)
+            out[int(np.argmax(gap))] += 1
+        return out
+
+    def _ask(self, n: int) -> np.ndarray:
+        cells, rng = self.cells, self._rng
+        per_stratum = self._allocate(n)
+        chosen = []
+        for h in np.flatnonzero(per_stratum):
+            in_h = np.flatnonzero(cells.stratum == h)
+            exclude = self._taken()
+            for _ in range(per_stratum[h]):
+                left = cells.sizes[in_h] - self._cell_taken[in_h]
+                c = in_h[rng.choice(in_h.size, p=left / left.sum())]
+                pos = int(cells.draw(np.array([c]), rng, exclude=exclude)[0])
+                self._cell_taken[c] += 1
+                exclude = np.insert(exclude, np.searchsorted(exclude, pos), pos)
+                chosen.append(pos)
+        taken = np.bincount(cells.stratum, weights=self._cell_taken, minlength=cells.n_strata)
+        fraction = taken / np.maximum(self.strata.sizes, 1)
+        for pos in chosen:
+            self._selected_with[pos] = float(fraction[self.strata.ids[pos]])
+        return np.array(chosen, dtype=np.int64)
+
+    def _update(self) -> None:
+        self._settled = self._labelled_positions()
+
+    # -- the estimate ------------------------------------------------------------------------
+    def _groups(self, labelled_per_stratum: np.ndarray) -> np.ndarray:
+        """Group of each stratum: consecutive strata collapsed until each group is estimable."""
+        sizes = self.strata.sizes
+        group = np.zeros(sizes.size, dtype=np.int64)
+        g, count, size = 0, 0, 0
+        for h in range(sizes.size):
+            group[h] = g
+            count, size = count + labelled_per_stratum[h], size + sizes[h]
+            if count >= 2 or count == size:
+                g, count, size = g + 1, 0, 0
+        if size > 0 and g > 0:  # an open tail joins the group before it
+            group[group == g] = g - 1
+        return group
+
+    def _estimate(self, variance: str, target, posterior) -> Estimate:
+        pos = self._settled
+        if pos.size == 0:
+            raise ValueError(NEEDS_STAGE)
+        losses = target.loss(pos, self._label_array(pos))  # (n, D)
+        stratum = self.strata.ids[pos].astype(np.int64)
+        H = self.strata.n_strata
+        group = self._groups(np.bincount(stratum, minlength=H))
+        g_of = group[stratum]
+        n_groups = int(group.max()) + 1
+        N = np.bincount(group, weights=self.strata.sizes, minlength=n_groups)
+        n = np.bincount(g_of, minlength=n_groups).astype(float)
+        mean = sum_by_stratum(g_of, losses, n_groups) / np.maximum(n, 1)[:, None]
+        W = N / self.pool.size
+        R = W @ mean
+        dev = losses - mean[g_of]
+        scale = W**2 * (1 - n / N) / np.maximum(n * (n - 1), 1)  # S_g^2 / n_g, with the fpc
+        cov_R = np.einsum("i,ij,ik->jk", scale[g_of], dev, dev)
+        if ((n < 2) & (n < N)).any():  # one label in a group that is not exhausted
+            cov_R[:] = np.nan
+        J = target.jacobian(R)
+        return Estimate(
+            outputs=target.outputs,
+            value=target.g(R),
+            R=R,
+            covariance=clip_covariance(J @ cov_R @ J.T),
+            labels_used=pos.size,
+            n_samples=pos.size,
+            df=max(pos.size - n_groups, 1),
+            method=self.method,
+            value_range=target.measure.value_range,
+            posterior=posterior,
+        )
+
+
+class Stratified(StrataDesign):
     """Stratify the pool by score and sample each stratum without replacement.
 
     Each ``ask(n)`` allocates ``n`` items so that the labels taken so far track the target
@@ -100,7 +210,7 @@ class Stratified(Sampler):
         rng: Any = None,
     ):
         super().__init__(pool, measure, batch_size=batch_size, rng=rng)
-        self.allocation, self.min_per_stratum = allocation, min_per_stratum
+        self.allocation = allocation
         if self.allocation == "neyman" and pool.classes is not None:
             raise ValueError(
                 "allocation='neyman' needs yes/no labels; a multiclass pool takes "
@@ -112,14 +222,13 @@ class Stratified(Sampler):
                 f"item (classification measures of predictions, PrecisionRecallCurve); got "
                 f"{measure!r}. Use allocation='proportional'."
             )
-        self.strata, self.cells, prior = score_cells(self.target, strata, n_strata)
-        sizes = self.strata.sizes.astype(float)
+        found, cells, prior = score_cells(self.target, strata, n_strata)
+        sizes = found.sizes.astype(float)
+        self.strata, self.cells = found, cells  # what _neyman_sd reads
         weight = sizes if self.allocation == "proportional" else sizes * self._neyman_sd(prior)
         if weight.sum() <= 0:  # every stratum certain under the scores: nothing to favour
             weight = sizes
-        self.shares = weight / weight.sum()
-        self._cell_taken = np.zeros(self.cells.n_cells, dtype=np.int64)
-        self._settled = np.empty(0, dtype=np.int64)  # items of complete stages
+        self._use_strata(found, cells, weight / weight.sum(), min_per_stratum)
 
     def _neyman_sd(self, prior: np.ndarray) -> np.ndarray:
         """``S_h`` of the linearised loss under the scores' response, per stratum."""
@@ -133,102 +242,12 @@ class Stratified(Sampler):
         second = (p * u**2).sum(axis=1)
         H = self.strata.n_strata
         n = np.maximum(self.strata.sizes, 1)[:, None]
-        mean = _by_stratum(cells.stratum, cells.sizes[:, None] * first, H) / n
-        mean_sq = _by_stratum(cells.stratum, cells.sizes[:, None] * second, H) / n
+        mean = sum_by_stratum(cells.stratum, cells.sizes[:, None] * first, H) / n
+        mean_sq = sum_by_stratum(cells.stratum, cells.sizes[:, None] * second, H) / n
         return np.sqrt(np.maximum(mean_sq - mean**2, 0.0).sum(axis=1))
 
-    # -- the protocol ------------------------------------------------------------------------
-    def _available(self) -> int:
-        return self.pool.size - self.labels_used - len(self._pending)
 
-    def _allocate(self, n: int) -> np.ndarray:
-        """Items per stratum for the next ``n``: the largest shortfall from the target first."""
-        sizes = self.strata.sizes
-        taken = np.bincount(self.cells.stratum, weights=self._cell_taken, minlength=sizes.size)
-        total = taken.sum() + n
-        wanted = np.minimum(
-            np.maximum(self.shares * total, np.minimum(self.min_per_stratum, sizes)), sizes
-        )
-        out = np.zeros(sizes.size, dtype=np.int64)
-        for _ in range(n):
-            gap = np.where(taken + out < sizes, wanted - taken - out, -np.inf)
-            out[int(np.argmax(gap))] += 1
-        return out
-
-    def _ask(self, n: int) -> np.ndarray:
-        cells, rng = self.cells, self._rng
-        per_stratum = self._allocate(n)
-        chosen = []
-        for h in np.flatnonzero(per_stratum):
-            in_h = np.flatnonzero(cells.stratum == h)
-            exclude = self._taken()
-            for _ in range(per_stratum[h]):
-                left = cells.sizes[in_h] - self._cell_taken[in_h]
-                c = in_h[rng.choice(in_h.size, p=left / left.sum())]
-                pos = int(cells.draw(np.array([c]), rng, exclude=exclude)[0])
-                self._cell_taken[c] += 1
-                exclude = np.insert(exclude, np.searchsorted(exclude, pos), pos)
-                chosen.append(pos)
-        taken = np.bincount(cells.stratum, weights=self._cell_taken, minlength=cells.n_strata)
-        fraction = taken / np.maximum(self.strata.sizes, 1)
-        for pos in chosen:
-            self._selected_with[pos] = float(fraction[self.strata.ids[pos]])
-        return np.array(chosen, dtype=np.int64)
-
-    def _update(self) -> None:
-        self._settled = self._labelled_positions()
-
-    # -- the estimate ------------------------------------------------------------------------
-    def _groups(self, labelled_per_stratum: np.ndarray) -> np.ndarray:
-        """Group of each stratum: consecutive strata collapsed until each group is estimable."""
-        sizes = self.strata.sizes
-        group = np.zeros(sizes.size, dtype=np.int64)
-        g, count, size = 0, 0, 0
-        for h in range(sizes.size):
-            group[h] = g
-            count, size = count + labelled_per_stratum[h], size + sizes[h]
-            if count >= 2 or count == size:
-                g, count, size = g + 1, 0, 0
-        if size > 0 and g > 0:  # an open tail joins the group before it
-            group[group == g] = g - 1
-        return group
-
-    def _estimate(self, variance: str, target, posterior) -> Estimate:
-        pos = self._settled
-        if pos.size == 0:
-            raise ValueError(NEEDS_STAGE)
-        losses = target.loss(pos, self._label_array(pos))  # (n, D)
-        stratum = self.strata.ids[pos].astype(np.int64)
-        H = self.strata.n_strata
-        group = self._groups(np.bincount(stratum, minlength=H))
-        g_of = group[stratum]
-        n_groups = int(group.max()) + 1
-        N = np.bincount(group, weights=self.strata.sizes, minlength=n_groups)
-        n = np.bincount(g_of, minlength=n_groups).astype(float)
-        mean = _by_stratum(g_of, losses, n_groups) / np.maximum(n, 1)[:, None]
-        W = N / self.pool.size
-        R = W @ mean
-        dev = losses - mean[g_of]
-        scale = W**2 * (1 - n / N) / np.maximum(n * (n - 1), 1)  # S_g^2 / n_g, with the fpc
-        cov_R = np.einsum("i,ij,ik->jk", scale[g_of], dev, dev)
-        if ((n < 2) & (n < N)).any():  # one label in a group that is not exhausted
-            cov_R[:] = np.nan
-        J = target.jacobian(R)
-        return Estimate(
-            outputs=target.outputs,
-            value=target.g(R),
-            R=R,
-            covariance=clip_covariance(J @ cov_R @ J.T),
-            labels_used=pos.size,
-            n_samples=pos.size,
-            df=max(pos.size - n_groups, 1),
-            method=self.method,
-            value_range=target.measure.value_range,
-            posterior=posterior,
-        )
-
-
-def _by_stratum(stratum: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+def sum_by_stratum(stratum: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     """Sum the rows of ``values`` ``(items, k)`` by ``stratum``: ``(n, k)``."""
     out = np.zeros((n, values.shape[1]))
     np.add.at(out, stratum, values)

@@ -44,7 +44,7 @@ from bayeval._constraints import (
     Whole,
     validate,
 )
-from bayeval.sampling.run import SAMPLERS
+from bayeval.sampling.run import BINARY_SAMPLERS
 
 __all__ = ["BATTERY_POOLS", "battery_pool", "coverage_battery", "honesty_run"]
 
@@ -117,7 +117,7 @@ def _cached_pool(name: str, size: int | None) -> tuple[Any, np.ndarray]:
     return Pool(scores), truth
 
 
-@validate(sampler=OneOf(SAMPLERS), budgets=BUDGETS, prob=Prob(), rng=Seed())
+@validate(sampler=OneOf(BINARY_SAMPLERS), budgets=BUDGETS, prob=Prob(), rng=Seed())
 def honesty_run(
     pool: Any,
     truth: np.ndarray,
@@ -182,7 +182,7 @@ def honesty_run(
 
 @validate(
     pools=SequenceOf(OneOf(BATTERY_POOLS)),
-    samplers=SequenceOf(OneOf(SAMPLERS)),  # before any run starts: a typo must not cost an hour
+    samplers=SequenceOf(OneOf(BINARY_SAMPLERS)),  # checked first: a typo must not cost an hour
     budgets=BUDGETS,
     repeats=Integer(minimum=1),
     prob=Prob(),
@@ -206,7 +206,7 @@ def coverage_battery(
     ----------
     pools, samplers, budgets : tuple
         Pools to run on (names of :data:`BATTERY_POOLS`), samplers to run (names of
-        ``bayeval.sampling.run.SAMPLERS``), and the label counts at which each run is scored.
+        ``bayeval.sampling.run.BINARY_SAMPLERS``), and the label counts at which each run is scored.
     repeats : int, default 200
         Runs per pool and sampler (seeds ``0 .. repeats - 1``).
     prob : float, default 0.95

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import bayeval as be
-from bayeval.sampling.run import SAMPLERS, sampler_class
+from bayeval.sampling.run import BINARY_SAMPLERS, sampler_class
 
 RNG = np.random.default_rng(11)
 TRUTH = RNG.random(5000) < 0.03
@@ -25,7 +25,7 @@ def _run(name, labels=200, seed=0):
     return sampler
 
 
-@pytest.mark.parametrize("name", SAMPLERS)
+@pytest.mark.parametrize("name", BINARY_SAMPLERS)
 def test_every_sampler_has_a_credible_interval_of_every_measure(name):
     sampler = _run(name)
     for measure in MEASURES.values():
@@ -55,7 +55,7 @@ def test_a_precision_recall_band_comes_from_the_same_labels(name):
     assert np.all(recall.diff("threshold") <= 1e-12)
 
 
-@pytest.mark.parametrize("name", SAMPLERS)
+@pytest.mark.parametrize("name", BINARY_SAMPLERS)
 def test_design_intervals_stay_in_range_and_hold_their_estimate(name):
     for seed in range(3):
         sampler = _run(name, labels=50, seed=seed)

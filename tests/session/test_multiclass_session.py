@@ -27,7 +27,7 @@ def _names(positions):
     return np.array(CLASSES)[TRUTH[positions]]
 
 
-@pytest.mark.parametrize("sampler", ["passive", "stratified"])
+@pytest.mark.parametrize("sampler", ["passive", "stratified", "active_stratified"])
 def test_class_labels_are_stored_and_a_reopened_session_gives_the_same_estimate(tmp_path, sampler):
     path = tmp_path / "s.db"
     with Session.create(path, _pool(), MACRO, sampler, rng=5) as sess:
