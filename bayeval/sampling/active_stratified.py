@@ -70,8 +70,10 @@ class ActiveStratified(StrataDesign):
         given few labels is pulled towards the cells given many: with a floor of 0.2, on a
         pool whose rarest class hides among the commonest one's sure predictions, the
         accuracy's interval covered 89 of 100 runs (93 with 0.5; see the notes).
-    min_per_stratum : int, default 1
-        Labels every stratum receives first.
+    min_per_stratum : int, default 0
+        Labels every stratum receives first. With twenty classes there are 80 strata, and one
+        label each would be the design the model's pooling handles worst (as many labels
+        from small cells as from large ones; model card, Known limits).
     draws : int, default 200
         Posterior draws of the cells' mixes behind each stage's allocation.
     batch_size, rng
@@ -110,7 +112,7 @@ class ActiveStratified(StrataDesign):
     @validate(
         n_strata=Integer(minimum=1),
         floor=Real(at_least=0, at_most=1),
-        min_per_stratum=Integer(minimum=1),
+        min_per_stratum=Integer(minimum=0),
         draws=Integer(minimum=1),
         batch_size=Integer(minimum=1),
         rng=Seed(),
@@ -122,7 +124,7 @@ class ActiveStratified(StrataDesign):
         *,
         n_strata: int = 2,
         floor: float = 0.5,
-        min_per_stratum: int = 1,
+        min_per_stratum: int = 0,
         draws: int = 200,
         batch_size: int = 50,
         rng: Any = None,
