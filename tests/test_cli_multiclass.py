@@ -39,6 +39,16 @@ def _file(tmp_path, labelled=True, name="pets.csv"):
     return str(tmp_path / name)
 
 
+def _judged_file(tmp_path):
+    """The labelled file with an accurate judge's class names in column ``llm``, and the judge."""
+    judge = multiclass_judge("accurate", PREDICTED, CONFIDENCE, TRUTH, np.random.default_rng(9))
+    path = _file(tmp_path)
+    table = pd.read_csv(path)
+    table["llm"] = np.array(CLASSES)[judge]
+    table.to_csv(path, index=False)
+    return path, judge
+
+
 def _json(result):
     return json.loads(result.stdout[result.stdout.index("{\n") :])
 
@@ -156,11 +166,7 @@ def test_a_multiclass_measure_needs_classes(tmp_path):
 
 
 def test_a_judges_column_of_class_names_is_read_and_narrows_the_interval(tmp_path):
-    judge = multiclass_judge("accurate", PREDICTED, CONFIDENCE, TRUTH, np.random.default_rng(9))
-    path = _file(tmp_path)
-    table = pd.read_csv(path)
-    table["llm"] = np.array(CLASSES)[judge]
-    table.to_csv(path, index=False)
+    path, judge = _judged_file(tmp_path)
     rows = {}
     for extra in ([], ["--judge-column", "llm"]):
         result = runner.invoke(
@@ -192,11 +198,7 @@ def test_a_judges_column_of_class_names_is_read_and_narrows_the_interval(tmp_pat
 
 
 def test_active_stratified_from_the_command_line_equals_the_python_api(tmp_path):
-    judge = multiclass_judge("accurate", PREDICTED, CONFIDENCE, TRUTH, np.random.default_rng(9))
-    path = _file(tmp_path)
-    table = pd.read_csv(path)
-    table["llm"] = np.array(CLASSES)[judge]
-    table.to_csv(path, index=False)
+    path, judge = _judged_file(tmp_path)
     result = runner.invoke(
         app, ["evaluate", "--pool", path, "--classes", ",".join(CLASSES), "--budget", "150",
               "--sampler", "active_stratified", "--seed", "3", "--json", "--no-report",

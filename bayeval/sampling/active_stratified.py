@@ -198,6 +198,7 @@ class ActiveStratified(StrataDesign):
         table = self.target.table[predicted]
         R = np.einsum("c,ck,ckd->d", size, mix, table) / size.sum()
         u = table @ np.nan_to_num(self.target.jacobian(R)).T  # (cells, C, outputs)
+        # S_h^2 = E[u^2] - E[u]^2 over stratum h's unlabelled items, its cells weighted by them
         first = np.einsum("ck,cko->co", mix, u) * unlabelled[:, None]
         second = np.einsum("ck,cko->co", mix, u**2) * unlabelled[:, None]
         kept = self._cell_stratum >= 0  # cells that hold items
