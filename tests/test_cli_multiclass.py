@@ -213,3 +213,23 @@ def test_active_stratified_from_the_command_line_equals_the_python_api(tmp_path)
         (lower, upper), rel=1e-12
     )
     assert run.estimate.posterior["posterior"].attrs["n_strata"] == 2  # the design's cells
+
+
+def test_bayeval_label_runs_an_active_stratified_session_with_a_judge(tmp_path):
+    path, judge = _judged_file(tmp_path)
+    result = runner.invoke(
+        app, ["label", "s.db", "--pool", path, "--classes", ",".join(CLASSES), "--judge-column",
+              "llm", "--sampler", "active_stratified", "--seed", "4", "--batch-size", "3"],
+        input="cat\ndog\nbird\nq\n",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    with be.Session.open(tmp_path / "s.db", read_only=True) as session:
+        assert session.sampler.method == "active_stratified"
+        np.testing.assert_array_equal(session.sampler.pool.judge, judge)
+        measure = session.sampler.measure
+        ids, labels = session.resolved_labels()
+    assert labels.tolist() == [0, 1, 2]  # every answer kept, by class index
+    pool = be.Pool(CONFIDENCE.round(6), PREDICTED, judge=judge, classes=CLASSES)
+    plain = be.sampling.ActiveStratified(pool, measure, rng=4)
+    asked = [int(i[1:]) for i in ids]  # the file's ids are "p<row>"
+    np.testing.assert_array_equal(asked, plain.ask(3))  # the sampler's own first stage

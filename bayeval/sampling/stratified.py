@@ -214,7 +214,8 @@ class Stratified(StrataDesign):
         if self.allocation == "neyman" and pool.classes is not None:
             raise ValueError(
                 "allocation='neyman' needs yes/no labels; a multiclass pool takes "
-                "allocation='proportional'."
+                "allocation='proportional', or ActiveStratified for a Neyman allocation learnt "
+                "from the labels."
             )
         if self.allocation == "neyman" and self.target.table is None:
             raise ValueError(

@@ -110,7 +110,7 @@ def test_binary_samplers_refuse_a_multiclass_pool(name):
             lambda pool: be.sampling.Stratified(
                 pool, ClassMeasure("accuracy", n_classes=5), allocation="neyman"
             ),
-            r"allocation='neyman' needs yes/no labels",
+            r"allocation='neyman' needs yes/no labels.*or ActiveStratified",
         ),
         (
             lambda pool: be.evaluate(pool, "f1", np.zeros(pool.size, int), 10),
