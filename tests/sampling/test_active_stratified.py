@@ -63,6 +63,9 @@ def test_labels_go_where_the_judge_disagrees_and_a_floor_of_one_is_proportional(
 def test_the_estimate_is_the_posterior_of_the_model_of_the_designs_cells():
     sampler = _label(be.sampling.ActiveStratified(_pool(), MACRO, rng=2), 4)
     est = sampler.estimate()
+    for basis in ("design", "posterior"):  # in range, and holding their own estimate
+        estimate, lower, upper = (float(v[0]) for v in est.per_output(0.95, basis))
+        assert 0 <= lower <= estimate <= upper <= 1, (basis, lower, estimate, upper)
     tree = est.posterior
     assert tree["posterior"].attrs["n_strata"] == 2
     assert tree["constant_data"].sizes["cell"] == 5 * 5 * 2  # predicted x judge x strata
@@ -150,7 +153,8 @@ def _coverage(kind, judge_kind, runs=40, n_labels=200):
             widths[design].append(upper - lower)
             if design == "active":
                 for name in hits:
-                    low, high = np.quantile(posterior[name].values, [0.025, 0.975])
+                    low, mid, high = np.quantile(posterior[name].values, [0.025, 0.5, 0.975])
+                    assert 0 <= low <= mid <= high <= 1, (name, low, mid, high)
                     hits[name].append(low <= true[name] <= high)
     return {k: float(np.mean(v)) for k, v in hits.items()}, {
         k: float(np.mean(v)) for k, v in widths.items()
