@@ -3,12 +3,12 @@
 The multiclass counterpart of :class:`~bayeval.models.ScoreCalibration`: items are grouped in
 *cells*, the class the system predicts and (optionally) a stratum of how sure it is; each
 cell's accuracy has a Beta prior pooled over the strata of its class and then over the
-classes, and its errors an allocation over the other classes. Given the labels the pooling's
-hyperparameters are drawn on grids (a short Gibbs chain) and the rest is conjugate, and every
-draw completes the unlabelled items' classes: the system's confusion matrix on *this* pool,
-and from it accuracy, per-class precision, recall and F1, macro- and micro-F1 and balanced
-accuracy
-(:mod:`bayeval._core.multiclass`). Model card: ``models/class_calibration/spec.md``.
+classes (around a trend in the class's size), and its errors an allocation over the other
+classes. Given the labels the pooling's hyperparameters are drawn exactly on grids and the
+rest is conjugate, and every draw completes the unlabelled items' classes: the system's
+confusion matrix on *this* pool, and from it accuracy, per-class precision, recall and F1,
+macro- and micro-F1 and balanced accuracy (:mod:`bayeval._core.multiclass`). Model card:
+``models/class_calibration/spec.md``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import special
+from scipy import special, stats
 
 from bayeval._constraints import Integer, validate_fields
 from bayeval._core.confusion_gibbs import sweep_classes
@@ -51,10 +51,13 @@ class ClassCalibration:
         e_j ~ Dirichlet(s_j),  theta[g, c] = (1 - theta[g, j]) e_j[c]  for c != j
 
     ``mu_j`` is the typical accuracy of the strata of class ``j`` and ``kappa_j`` how alike
-    they are (log-uniform on [0.2, 1000]); the classes' ``mu_j ~ Beta(lam nu, lam (1 - nu))``
-    share a typical accuracy ``nu`` (uniform) and a spread ``lam`` (log-uniform on [1, 2000]).
+    they are (log-uniform on [0.2, 1000]). The classes' ``mu_j ~ Beta(lam nu_j, lam (1 -
+    nu_j))`` follow a trend in the class's size, ``logit nu_j = alpha + beta z_j`` with
+    ``z_j`` the log of the items predicted ``j`` (centred), ``expit(alpha)`` uniform, ``beta ~
+    Normal(0, 1)``, and a spread ``lam`` (log-uniform on [1, 2000]): a class the system
+    predicts rarely is often less precise, since the errors of the large classes land on it.
     A stratum with few labels borrows from its class's other strata, and a class with few
-    labels from the other classes, as far as the labels say the classes are alike. ``s_j``
+    labels from classes of its size, as far as the labels say the classes are alike. ``s_j``
     weighs the other classes by how often the system predicts them (total weight one).
     Labelled items are known and the unlabelled ones are drawn, so each draw is the system's
     confusion matrix on the whole pool. With an automatic judge's class for every item
@@ -73,9 +76,9 @@ class ClassCalibration:
         active sampler), cut as finely as the design does, or the items of a cell are not
         exchangeable and the intervals can miss.
     draws, chains : int, default 4000 and 4
-        Posterior draws in all, split into ``chains`` (the layout ArviZ expects). Given the
-        hyperparameters every draw is independent; those come from one Gibbs chain of up to
-        2,000 kept sweeps, resampled.
+        Posterior draws in all, split into ``chains`` (the layout ArviZ expects). Every draw
+        is independent: the hyperparameters' posterior is computed exactly on grids (up to
+        2,000 distinct draws of them, resampled beyond).
 
     Notes
     -----
@@ -199,7 +202,7 @@ class ClassCalibration:
             positions, classes = check_labelled(labelled, labels, cell.size, C)
             labelled_cells = np.zeros((n_cells, C))
             np.add.at(labelled_cells, (cell[positions], classes), 1.0)
-            mu, kappa, _ = prior.hyper_draws(labelled_cells, self.draws, rng)
+            mu, kappa = prior.hyper_draws(labelled_cells, self.draws, rng)
             draws = _complete(prior, labelled_cells, size, (mu, kappa), rng)
         return _datatree(self, draws, size, labelled_cells, positions.size, levels)
 
@@ -241,7 +244,7 @@ class ClassCalibration:
         positions, classes = check_labelled(labelled, labels, cell.size, self.n_classes)
         labelled_cells = np.zeros((size.size, self.n_classes))
         np.add.at(labelled_cells, (cell[positions], classes), 1.0)
-        mu, kappa, _ = prior.hyper_draws(labelled_cells, draws, rng)
+        mu, kappa = prior.hyper_draws(labelled_cells, draws, rng)
         return prior.mixes(labelled_cells, mu, kappa, rng).mean(axis=0)
 
     def _cells_and_prior(self, predictions, confidence, judge):
@@ -250,7 +253,8 @@ class ClassCalibration:
         levels = 1 if judge is None else self.n_classes  # the judge's classes cut each class
         predicted = cell // (levels * self.n_strata)
         size = np.bincount(cell, minlength=self.n_classes * levels * self.n_strata)
-        return cell, size, _CellPrior(predicted, self.n_classes, self.n_strata, levels), levels
+        prior = _CellPrior(predicted, self.n_classes, self.n_strata, levels, cell_size=size)
+        return cell, size, prior, levels
 
     def cells(self, predictions: Any, confidence: Any = None, judge: Any = None) -> np.ndarray:
         """Return each item's cell: its predicted class, judge's class and confidence stratum.
@@ -352,15 +356,20 @@ class _CellPrior:
     groups: the cells where the judge agrees with the system and those where it does not,
     whose accuracies the labels must not be pooled across). The cells of group ``g`` draw
     theirs from ``Beta(kappa_g mu_g, kappa_g (1 - mu_g))``; the groups' typical accuracies
-    ``mu_g`` from ``Beta(lam_t nu_t, lam_t (1 - nu_t))`` (``nu_t`` uniform, ``kappa_g`` and
-    ``lam_t`` log-uniform): one ``(nu_t, lam_t)`` for all the groups, or with a judge one for
-    the agreeing groups and one for the others. Errors: ``Dirichlet(s)``.
+    ``mu_g`` from ``Beta(lam_t nu_g, lam_t (1 - nu_g))`` around a regression on the group's
+    size, ``logit nu_g = alpha_t + beta_t z_g`` with ``z_g`` the log of its items (plus one)
+    less the mean over its level's groups. There is one ``(alpha_t, beta_t, lam_t)`` for all
+    the groups, or with a judge one for the agreeing groups and one for the others. The
+    priors: ``expit(alpha_t)`` uniform, ``beta_t ~ Normal(0, 1)``, ``kappa_g`` and ``lam_t``
+    log-uniform. Errors: ``Dirichlet(s)``.
 
-    The cells' accuracies are integrated out (beta-binomial likelihoods), so the posterior of
-    the hyperparameters lives on grids: Gibbs sampling alternates the groups' ``mu_g`` (with
-    ``kappa_g`` summed out) given the ``(nu_t, lam_t)``, and those given the ``mu_g``; then
-    each draw takes a state of the chain, ``kappa_g`` given ``mu_g``, and the cells' accuracies
-    and the allocations from their conjugate posteriors.
+    The cells' accuracies are integrated out (beta-binomial likelihoods), and the
+    hyperparameters live on grids, so their posterior is computed exactly: each group's
+    likelihood given ``(nu, lam)`` (``mu_g`` and ``kappa_g`` summed out), the product over a
+    level's groups at every ``(alpha, beta, lam)`` (``nu_g`` taken at the grid point nearest
+    ``alpha + beta z_g``, a step of 0.25 in the logit), and a draw of it; then ``mu_g`` given
+    it and the labels, ``kappa_g`` given ``mu_g``, and the cells' accuracies and allocations
+    from their conjugate posteriors.
     """
 
     # grids even in the logit of mu and nu (near-perfect systems resolved) and in the log of
@@ -369,11 +378,19 @@ class _CellPrior:
     KAPPA = np.geomspace(0.2, 1000.0, 24)
     NU, NU_EDGES = special.expit(np.linspace(-6.0, 6.0, 49)), np.linspace(-6.125, 6.125, 50)
     LAM = np.geomspace(1.0, 2000.0, 24)
-    #: Gibbs sweeps discarded (from the grids' middle, and going on from a chain's end), and
-    #: the most kept (draws beyond reuse the kept states)
-    BURN, WARM_BURN, SWEEPS = 100, 10, 2000
+    #: the slope of nu's logit in the group's log size: steps of nu's grid (0.25), Normal(0, 1)
+    BETA = np.linspace(-2.5, 2.5, 21)
+    #: the most distinct draws of the groups' (mu, kappa); more draws reuse them
+    KEPT = 2000
 
-    def __init__(self, predicted: np.ndarray, n_classes: int, n_strata: int, levels: int = 1):
+    def __init__(
+        self,
+        predicted: np.ndarray,
+        n_classes: int,
+        n_strata: int,
+        levels: int = 1,
+        cell_size: np.ndarray | None = None,
+    ):
         C, S = n_classes, n_strata
         # cells (predicted class, rank of the judge's class, stratum); see ClassCalibration.cells
         allocation = np.arange(C * levels)  # a cell's allocation of errors: cell // S
@@ -388,7 +405,7 @@ class _CellPrior:
         kinds = 1 if levels == 1 else 2
         self.cell_group = cell_class * kinds + (rank > 0)
         self.group_start = np.flatnonzero(np.diff(self.cell_group, prepend=-1))
-        self.top = np.arange(C * kinds) % kinds  # each group's (nu, lam)
+        self.top = np.arange(C * kinds) % kinds  # each group's level (alpha, beta, lam)
         self.n_top = kinds
         # log P(mu | nu, lam) of each mu of the grid (its density times its interval's width),
         # for every (nu, lam): (mu, nu, lam)
@@ -399,16 +416,41 @@ class _CellPrior:
             (a - 1) * np.log(mu) + (b - 1) * np.log1p(-mu) - special.betaln(a, b)
             + np.log(np.diff(special.expit(self.MU_EDGES)))[:, None, None]
         )  # fmt: skip
-        self.nu_prior = np.log(np.diff(special.expit(self.NU_EDGES)))[:, None]
+        # the levels' prior on (alpha, beta): alpha on nu's grid (expit(alpha) uniform)
+        self.alpha_beta_prior = (
+            np.log(np.diff(special.expit(self.NU_EDGES)))[:, None]
+            + stats.norm.logpdf(self.BETA)[None, :]
+        )
+        self.nu_index = self._nu_index(cell_size)
 
-    def hyper_draws(self, labelled_cells, n: int, rng: np.random.Generator, start=None):
-        """Return ``(mu, kappa, end)``: ``n`` posterior draws of every group's grid indices.
+    def _nu_index(self, cell_size: np.ndarray | None) -> np.ndarray:
+        """Return ``(groups, alpha, beta)``: the index on nu's grid of each group's mean.
 
-        ``start``: the ``(nu, lam)`` indices a chain ended at (``end``), to go on from them
-        with a short burn-in (the rounds of data augmentation, whose labels move little from
-        one round to the next); default a fresh chain from the grids' middle.
+        ``logit nu_g = alpha + beta z_g``, ``z_g`` the log of the group's items plus one, less
+        its level's mean (over the groups that hold items; an empty group has ``z_g = 0``).
+        Without the cells' sizes every ``z_g`` is 0 (one mean for the level).
         """
-        G, T = self.top.size, self.n_top
+        G = self.top.size
+        z = np.zeros(G)
+        if cell_size is not None:
+            size = np.bincount(self.cell_group, weights=cell_size, minlength=G)
+            log_size = np.log1p(size)
+            for t in range(self.n_top):
+                held = (self.top == t) & (size > 0)
+                z[held] = log_size[held] - log_size[held].mean()
+        step = np.diff(special.logit(self.NU[:2]))[0]
+        shift = np.rint(self.BETA[None, :] * z[:, None] / step).astype(np.int64)
+        alpha = np.arange(self.NU.size)[None, :, None]
+        return np.clip(alpha + shift[:, None, :], 0, self.NU.size - 1)
+
+    def hyper_draws(self, labelled_cells, n: int, rng: np.random.Generator):
+        """Return ``(mu, kappa)``: ``n`` posterior draws of every group's grid indices.
+
+        Exact on the grids: the levels' ``(alpha, beta, lam)`` from their posterior, then each
+        group's ``mu_g`` and ``kappa_g`` given them (``KEPT`` distinct draws at most,
+        resampled when ``n`` is larger).
+        """
+        G = self.top.size
         right, wrong = self._right_wrong(labelled_cells)
         # log P(labels of group g's cells | mu, kappa): (mu, kappa, group)
         a = self.KAPPA[None, :, None] * self.MU[:, None, None]
@@ -416,24 +458,30 @@ class _CellPrior:
         by_cell = special.betaln(a + right, b + wrong) - special.betaln(a, b)
         likelihood = np.add.reduceat(by_cell, self.group_start, axis=-1)
         mu_likelihood = special.logsumexp(likelihood, axis=1)  # kappa summed out: (mu, group)
-        burn, (nu, lam) = (
-            (self.BURN, (np.full(T, self.NU.size // 2), np.full(T, self.LAM.size // 2)))
-            if start is None
-            else (self.WARM_BURN, start)
-        )
-        kept = min(n, self.SWEEPS)
-        states = np.empty((kept, G), dtype=np.int64)
-        for sweep in range(burn + kept):
-            mu = _gumbel_max(mu_likelihood + self.upper[:, nu[self.top], lam[self.top]], rng)
-            top = [self.upper[mu[self.top == t]].sum(axis=0) for t in range(T)]
-            hyper = self.nu_prior[..., None] + np.stack(top, axis=-1)  # (nu, lam, top)
-            nu, lam = np.divmod(_gumbel_max(hyper.reshape(-1, T), rng), self.LAM.size)
-            if sweep >= burn:
-                states[sweep - burn] = mu
-        mu = states[rng.integers(0, kept, n)]  # (n, group): the chain's states, resampled
+        # each group's labels given (nu, lam), mu summed out: (group, nu, lam)
+        given_nu = np.stack(
+            [special.logsumexp(mu_likelihood[:, g, None, None] + self.upper, axis=0)
+             for g in range(G)]
+        )  # fmt: skip
+        kept = min(n, self.KEPT)
+        nu, lam = np.empty((kept, G), dtype=np.int64), np.empty((kept, G), dtype=np.int64)
+        for t in range(self.n_top):
+            groups = np.flatnonzero(self.top == t)
+            # log P(alpha, beta, lam | labels) up to a constant: (alpha, beta, lam)
+            joint = self.alpha_beta_prior[..., None] + sum(
+                given_nu[g][self.nu_index[g]] for g in groups
+            )
+            weight = np.exp(joint - joint.max()).ravel()
+            state = rng.choice(weight.size, size=kept, p=weight / weight.sum())
+            alpha, beta, lam_t = np.unravel_index(state, joint.shape)
+            nu[:, groups] = self.nu_index[groups][:, alpha, beta].T
+            lam[:, groups] = lam_t[:, None]
+        # mu_g given its level's draw and the labels: (kept, group, mu)
+        mu = _gumbel_max(np.moveaxis(self.upper[:, nu, lam], 0, -1) + mu_likelihood.T, rng, axis=-1)
+        mu = mu[rng.integers(0, kept, n)] if n > kept else mu
         # kappa_g given mu_g and the labels
         kappa = _gumbel_max(likelihood[mu, :, np.arange(G)].transpose(2, 0, 1), rng)
-        return mu, kappa, (nu, lam)
+        return mu, kappa
 
     def mixes(self, labelled_cells, mu, kappa, rng: np.random.Generator) -> np.ndarray:
         """Return the cells' mixes ``(n, cells, C)`` given hyperparameter draws ``(n, groups)``.
@@ -452,7 +500,7 @@ class _CellPrior:
 
     def draw(self, labelled_cells: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
         """Return ``n`` posterior draws of the cells' mixes ``(n, cells, C)``."""
-        mu, kappa, _ = self.hyper_draws(labelled_cells, n, rng)
+        mu, kappa = self.hyper_draws(labelled_cells, n, rng)
         return self.mixes(labelled_cells, mu, kappa, rng)
 
     def _right_wrong(self, labelled_cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -460,9 +508,9 @@ class _CellPrior:
         return right, labelled_cells.sum(axis=1) - right
 
 
-def _gumbel_max(log_weight: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Return one draw per column (over axis 0) with probabilities ``exp(log_weight)``."""
-    return np.argmax(log_weight + rng.gumbel(size=log_weight.shape), axis=0)
+def _gumbel_max(log_weight: np.ndarray, rng: np.random.Generator, axis: int = 0) -> np.ndarray:
+    """Return one draw along ``axis`` with probabilities ``exp(log_weight)`` (unnormalised)."""
+    return np.argmax(log_weight + rng.gumbel(size=log_weight.shape), axis=axis)
 
 
 def _dirichlet(rng: np.random.Generator, alpha: np.ndarray, where: np.ndarray) -> np.ndarray:
@@ -498,8 +546,8 @@ def _complete(prior, labelled_cells, size, hyper, rng) -> np.ndarray:
 def _augment(spec, fit, item_cell, prior, size, rounds, burn, sweeps, rng):
     """Return ``(cell counts draws, labelled cell counts per kept round)`` given answers.
 
-    Data augmentation: alternately the prior's hyperparameters (a chain that goes on from round
-    to round) and the cells' mixes given the items' classes, then ``sweeps`` times the
+    Data augmentation: alternately the prior's hyperparameters and the cells' mixes given the
+    items' classes, then ``sweeps`` times the
     annotators' confusions given the classes and answers and the classes given both (each
     item's prior is its cell's mix); ``rounds`` rounds after ``burn`` each complete
     ``draws / rounds`` pools.
@@ -510,14 +558,14 @@ def _augment(spec, fit, item_cell, prior, size, rounds, burn, sweeps, rng):
     z = np.where(gold, gold_class, fit.class_draws.reshape(-1, n)[-1])
     per = -(-spec.draws // rounds)  # rounds x per >= draws
     ds_prior = fit.spec.confusion_prior(C)
-    parts, kept, chain = [], [], None
+    parts, kept = [], []
     for round_ in range(burn + rounds):
         labelled_cells = np.zeros(prior.correct.shape)
         np.add.at(labelled_cells, (item_cell, z), 1.0)
-        # the hyperparameters' chain goes on from round to round; one of its draws moves the
-        # labels, the others (in the rounds kept) complete the pool
+        # one draw of the hyperparameters moves the labels, the others (in the rounds kept)
+        # complete the pool
         wanted = per + 1 if round_ >= burn else 1
-        mu, kappa, chain = prior.hyper_draws(labelled_cells, wanted, rng, start=chain)
+        mu, kappa = prior.hyper_draws(labelled_cells, wanted, rng)
         if round_ >= burn:
             parts.append(_complete(prior, labelled_cells, size, (mu[1:], kappa[1:]), rng))
             kept.append(labelled_cells)

@@ -38,25 +38,29 @@ def test_each_cell_holds_one_predicted_class_and_one_judges_class():
 
 
 def test_the_cells_where_the_judge_disagrees_do_not_move_the_cells_where_it_agrees():
-    # two classes: the agreeing groups share one (nu, lam) and the others another, so given the
-    # agreeing cells' labels their groups' posterior is the one the model without a judge gives
-    # those labels, whatever the disagreeing cells hold (here: the system always wrong there)
-    with_judge = _CellPrior(np.array([0, 1, 1, 0]), n_classes=2, n_strata=1, levels=2)
-    alone = _CellPrior(np.array([0, 1, 1, 0]), n_classes=2, n_strata=1)
+    # two classes: the agreeing groups share one (alpha, beta, lam) and the others another, so
+    # given the agreeing cells' labels their groups' posterior is the one the model without a
+    # judge gives those labels, whatever the disagreeing cells hold (here: the system always
+    # wrong there)
     # cells (predicted, rank): (0, agree), (0, not), (1, agree), (1, not); columns: true class
     judged = np.array([[9.0, 1.0], [0.0, 12.0], [0.0, 2.0], [15.0, 0.0]])
+    size = np.array([300, 40, 50, 30])
+    with_judge = _CellPrior(np.array([0, 1, 1, 0]), n_classes=2, n_strata=1, levels=2,
+                            cell_size=size)  # fmt: skip
+    alone = _CellPrior(np.array([0, 1, 1, 0]), n_classes=2, n_strata=1, cell_size=size[[0, 2]])
     agreeing = judged[[0, 2]]
-    means = {"judge": [], "alone": []}
-    for seed in range(4):
-        for key, prior, labels, group in (("judge", with_judge, judged, 2),
-                                          ("alone", alone, agreeing, 1)):  # fmt: skip
-            prior.SWEEPS = 20_000
-            mu, _, _ = prior.hyper_draws(labels, 20_000, np.random.default_rng(seed))
-            means[key].append(prior.MU[mu[:, group]].mean())
-    # four chains of 20,000 sweeps: the mean's sd about 0.0023 each (test_class_calibration's
-    # chains), the difference's 0.0032; pooled with the disagreeing groups (one (nu, lam)),
-    # class 1's two right answers would be pulled down by more than 0.1
-    assert abs(np.mean(means["judge"]) - np.mean(means["alone"])) < 0.013, means
+    means = {}
+    for key, prior, labels, group in (("judge", with_judge, judged, 2),
+                                      ("alone", alone, agreeing, 1)):  # fmt: skip
+        prior.KEPT = 40_000
+        mu, _ = prior.hyper_draws(labels, 40_000, np.random.default_rng(0))
+        means[key] = prior.MU[mu[:, group]]
+    # independent draws (exact on the grids): the difference of the two means has a standard
+    # error of sqrt(2) sd / 200 (about 0.0011 here), the tolerance 5 of it; pooled with the
+    # disagreeing groups (one level), class 1's two right answers would be pulled down by more
+    # than 0.1
+    se = np.sqrt(2) * means["alone"].std() / np.sqrt(40_000)
+    assert abs(means["judge"].mean() - means["alone"].mean()) < 5 * se, (means, se)
 
 
 def _coverage(kind, judge_kind, runs=60, n_labels=200):
@@ -91,24 +95,13 @@ def _coverage(kind, judge_kind, runs=60, n_labels=200):
     return {name: np.mean(hits, axis=0) for name, hits in covered.items()}, np.mean(width)
 
 
-# Where coverage falls short (model card, "Known limits"): the rarest class (half a percent) has
-# about one label in its cells where the judge agrees (102 items with the accurate judge), whose
-# accuracy is pooled with the other classes' agreeing cells: those are right on 96-99.6% of
-# their items, the rare class's on 53%, so the pooling puts the class's precision too high.
-# Measured: its precision covered 24 of 60 runs (accurate judge) and 35 (easy-hard), its F1 26
-# and 36.
-SHORT = {("rare", "accurate"): {"precision", "f1"}, ("rare", "easy-hard"): {"precision", "f1"}}
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("judge_kind", MULTICLASS_JUDGES)
 @pytest.mark.parametrize("kind", ["hidden", "rare", "overconfident"])
 def test_intervals_cover_with_a_judge_that_helps_misleads_or_says_nothing(kind, judge_kind):
     coverage, width = _coverage(kind, judge_kind)
     for name, share in coverage.items():
-        if name in SHORT.get((kind, judge_kind), set()):
-            assert np.mean(share) >= 0.75 and np.min(share) >= 0.3, (name, share)  # the limit
-        elif name in SCALAR_MEASURES:
+        if name in SCALAR_MEASURES:
             assert share >= 51 / 60, (name, share)
         else:  # one check per class: the mean over the classes at 0.85, each class at 0.65
             assert np.mean(share) >= 0.85 and np.min(share) >= 0.65, (name, share)
