@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
 
 from bayeval._constraints import Integer, validate_fields
 from bayeval._core.confusion_gibbs import sweep_classes
 from bayeval._core.multiclass import CLASS_MEASURES, SCALAR_MEASURES, confusion_measures
 from bayeval._validation import check_draws, check_int, check_positions, check_rng, plain
+from bayeval.models._class_cells import CellPrior
 from bayeval.models._systems import check_labelled, check_predictions
 
 __all__ = ["ClassCalibration"]
@@ -100,7 +100,7 @@ class ClassCalibration:
     (('chain', 'draw'), ('chain', 'draw', 'true_class'))
     >>> lower, upper = dt["posterior"]["accuracy"].quantile([0.025, 0.975]).values
     >>> round(float(lower), 3), round(float(upper), 3)
-    (0.848, 0.912)
+    (0.848, 0.913)
     >>> round(float((predicted == truth).mean()), 3)  # the truth
     0.876
     """
@@ -202,8 +202,8 @@ class ClassCalibration:
             positions, classes = check_labelled(labelled, labels, cell.size, C)
             labelled_cells = np.zeros((n_cells, C))
             np.add.at(labelled_cells, (cell[positions], classes), 1.0)
-            mu, kappa = prior.hyper_draws(labelled_cells, self.draws, rng)
-            draws = _complete(prior, labelled_cells, size, (mu, kappa), rng)
+            hyper = prior.hyper_draws(labelled_cells, self.draws, rng)
+            draws = _complete(prior, labelled_cells, size, hyper, rng)
         return _datatree(self, draws, size, labelled_cells, positions.size, levels)
 
     def cell_predictive(
@@ -244,8 +244,8 @@ class ClassCalibration:
         positions, classes = check_labelled(labelled, labels, cell.size, self.n_classes)
         labelled_cells = np.zeros((size.size, self.n_classes))
         np.add.at(labelled_cells, (cell[positions], classes), 1.0)
-        mu, kappa = prior.hyper_draws(labelled_cells, draws, rng)
-        return prior.mixes(labelled_cells, mu, kappa, rng).mean(axis=0)
+        hyper = prior.hyper_draws(labelled_cells, draws, rng)
+        return prior.mixes(labelled_cells, hyper, rng).mean(axis=0)
 
     def _cells_and_prior(self, predictions, confidence, judge):
         """Return each item's cell, the cells' sizes, their prior and the judge's levels."""
@@ -253,7 +253,7 @@ class ClassCalibration:
         levels = 1 if judge is None else self.n_classes  # the judge's classes cut each class
         predicted = cell // (levels * self.n_strata)
         size = np.bincount(cell, minlength=self.n_classes * levels * self.n_strata)
-        prior = _CellPrior(predicted, self.n_classes, self.n_strata, levels, cell_size=size)
+        prior = CellPrior(predicted, self.n_classes, self.n_strata, levels, cell_size=size)
         return cell, size, prior, levels
 
     def cells(self, predictions: Any, confidence: Any = None, judge: Any = None) -> np.ndarray:
@@ -343,202 +343,19 @@ class ClassCalibration:
         return check_positions(items, n_items, "labels' items")
 
 
-class _CellPrior:
-    """The cells' prior, in two levels, and the posterior draws of the cells' mixes.
-
-    A cell's mix of true classes is its accuracy on its predicted class ``j`` and the rest
-    spread over the other classes by an allocation of errors shared by the strata (which
-    classes the system mistakes for ``j``, however sure it is; with a judge, one allocation
-    for each class ``k`` the judge gives, since the system's errors where the judge says ``k``
-    are likely of class ``k``).
-
-    Accuracies are pooled in *groups*: the cells of predicted class ``j`` (with a judge, two
-    groups: the cells where the judge agrees with the system and those where it does not,
-    whose accuracies the labels must not be pooled across). The cells of group ``g`` draw
-    theirs from ``Beta(kappa_g mu_g, kappa_g (1 - mu_g))``; the groups' typical accuracies
-    ``mu_g`` from ``Beta(lam_t nu_g, lam_t (1 - nu_g))`` around a regression on the group's
-    size, ``logit nu_g = alpha_t + beta_t z_g`` with ``z_g`` the log of its items (plus one)
-    less the mean over its level's groups. There is one ``(alpha_t, beta_t, lam_t)`` for all
-    the groups, or with a judge one for the agreeing groups and one for the others. The
-    priors: ``expit(alpha_t)`` uniform, ``beta_t ~ Normal(0, 1)``, ``kappa_g`` and ``lam_t``
-    log-uniform. Errors: ``Dirichlet(s)``.
-
-    The cells' accuracies are integrated out (beta-binomial likelihoods), and the
-    hyperparameters live on grids, so their posterior is computed exactly: each group's
-    likelihood given ``(nu, lam)`` (``mu_g`` and ``kappa_g`` summed out), the product over a
-    level's groups at every ``(alpha, beta, lam)`` (``nu_g`` taken at the grid point nearest
-    ``alpha + beta z_g``, a step of 0.25 in the logit), and a draw of it; then ``mu_g`` given
-    it and the labels, ``kappa_g`` given ``mu_g``, and the cells' accuracies and allocations
-    from their conjugate posteriors.
-    """
-
-    # grids even in the logit of mu and nu (near-perfect systems resolved) and in the log of
-    # kappa and lam; each point of mu and nu weighted by the width of its interval (uniform)
-    MU, MU_EDGES = special.expit(np.linspace(-7.0, 7.0, 113)), np.linspace(-7.0625, 7.0625, 114)
-    KAPPA = np.geomspace(0.2, 1000.0, 24)
-    NU, NU_EDGES = special.expit(np.linspace(-6.0, 6.0, 49)), np.linspace(-6.125, 6.125, 50)
-    LAM = np.geomspace(1.0, 2000.0, 24)
-    #: the slope of nu's logit in the group's log size: steps of nu's grid (0.25), Normal(0, 1)
-    BETA = np.linspace(-2.5, 2.5, 21)
-    #: the most distinct draws of the groups' (mu, kappa); more draws reuse them
-    KEPT = 2000
-
-    def __init__(
-        self,
-        predicted: np.ndarray,
-        n_classes: int,
-        n_strata: int,
-        levels: int = 1,
-        cell_size: np.ndarray | None = None,
-    ):
-        C, S = n_classes, n_strata
-        # cells (predicted class, rank of the judge's class, stratum); see ClassCalibration.cells
-        allocation = np.arange(C * levels)  # a cell's allocation of errors: cell // S
-        cell_class, rank = np.divmod(np.repeat(allocation, S), levels)
-        self.other = ~np.eye(C, dtype=bool)[allocation // levels]  # the wrong classes
-        # s: the other classes in proportion to how often they are predicted (plus one)
-        share = np.where(self.other, np.bincount(predicted, minlength=C) + 1.0, 0.0)
-        self.error_share = share / share.sum(axis=1, keepdims=True)  # rows sum to 1
-        self.correct = np.eye(C, dtype=bool)[cell_class]  # (cells, C): the predicted class
-        self.n_strata, self.cell_allocation = S, np.repeat(allocation, S)
-        # accuracy groups: the predicted class, and with a judge whether it agrees
-        kinds = 1 if levels == 1 else 2
-        self.cell_group = cell_class * kinds + (rank > 0)
-        self.group_start = np.flatnonzero(np.diff(self.cell_group, prepend=-1))
-        self.top = np.arange(C * kinds) % kinds  # each group's level (alpha, beta, lam)
-        self.n_top = kinds
-        # log P(mu | nu, lam) of each mu of the grid (its density times its interval's width),
-        # for every (nu, lam): (mu, nu, lam)
-        a = self.LAM[None, :] * self.NU[:, None]
-        b = self.LAM[None, :] * (1 - self.NU[:, None])
-        mu = self.MU[:, None, None]
-        self.upper = (
-            (a - 1) * np.log(mu) + (b - 1) * np.log1p(-mu) - special.betaln(a, b)
-            + np.log(np.diff(special.expit(self.MU_EDGES)))[:, None, None]
-        )  # fmt: skip
-        # the levels' prior on (alpha, beta): alpha on nu's grid (expit(alpha) uniform)
-        self.alpha_beta_prior = (
-            np.log(np.diff(special.expit(self.NU_EDGES)))[:, None]
-            + stats.norm.logpdf(self.BETA)[None, :]
-        )
-        self.nu_index = self._nu_index(cell_size)
-
-    def _nu_index(self, cell_size: np.ndarray | None) -> np.ndarray:
-        """Return ``(groups, alpha, beta)``: the index on nu's grid of each group's mean.
-
-        ``logit nu_g = alpha + beta z_g``, ``z_g`` the log of the group's items plus one, less
-        its level's mean (over the groups that hold items; an empty group has ``z_g = 0``).
-        Without the cells' sizes every ``z_g`` is 0 (one mean for the level).
-        """
-        G = self.top.size
-        z = np.zeros(G)
-        if cell_size is not None:
-            size = np.bincount(self.cell_group, weights=cell_size, minlength=G)
-            log_size = np.log1p(size)
-            for t in range(self.n_top):
-                held = (self.top == t) & (size > 0)
-                z[held] = log_size[held] - log_size[held].mean()
-        step = np.diff(special.logit(self.NU[:2]))[0]
-        shift = np.rint(self.BETA[None, :] * z[:, None] / step).astype(np.int64)
-        alpha = np.arange(self.NU.size)[None, :, None]
-        return np.clip(alpha + shift[:, None, :], 0, self.NU.size - 1)
-
-    def hyper_draws(self, labelled_cells, n: int, rng: np.random.Generator):
-        """Return ``(mu, kappa)``: ``n`` posterior draws of every group's grid indices.
-
-        Exact on the grids: the levels' ``(alpha, beta, lam)`` from their posterior, then each
-        group's ``mu_g`` and ``kappa_g`` given them (``KEPT`` distinct draws at most,
-        resampled when ``n`` is larger).
-        """
-        G = self.top.size
-        right, wrong = self._right_wrong(labelled_cells)
-        # log P(labels of group g's cells | mu, kappa): (mu, kappa, group)
-        a = self.KAPPA[None, :, None] * self.MU[:, None, None]
-        b = self.KAPPA[None, :, None] * (1 - self.MU[:, None, None])
-        by_cell = special.betaln(a + right, b + wrong) - special.betaln(a, b)
-        likelihood = np.add.reduceat(by_cell, self.group_start, axis=-1)
-        mu_likelihood = special.logsumexp(likelihood, axis=1)  # kappa summed out: (mu, group)
-        # each group's labels given (nu, lam), mu summed out: (group, nu, lam)
-        given_nu = np.stack(
-            [special.logsumexp(mu_likelihood[:, g, None, None] + self.upper, axis=0)
-             for g in range(G)]
-        )  # fmt: skip
-        kept = min(n, self.KEPT)
-        nu, lam = np.empty((kept, G), dtype=np.int64), np.empty((kept, G), dtype=np.int64)
-        for t in range(self.n_top):
-            groups = np.flatnonzero(self.top == t)
-            # log P(alpha, beta, lam | labels) up to a constant: (alpha, beta, lam)
-            joint = self.alpha_beta_prior[..., None] + sum(
-                given_nu[g][self.nu_index[g]] for g in groups
-            )
-            weight = np.exp(joint - joint.max()).ravel()
-            state = rng.choice(weight.size, size=kept, p=weight / weight.sum())
-            alpha, beta, lam_t = np.unravel_index(state, joint.shape)
-            nu[:, groups] = self.nu_index[groups][:, alpha, beta].T
-            lam[:, groups] = lam_t[:, None]
-        # mu_g given its level's draw and the labels: (kept, group, mu)
-        mu = _gumbel_max(np.moveaxis(self.upper[:, nu, lam], 0, -1) + mu_likelihood.T, rng, axis=-1)
-        mu = mu[rng.integers(0, kept, n)] if n > kept else mu
-        # kappa_g given mu_g and the labels
-        kappa = _gumbel_max(likelihood[mu, :, np.arange(G)].transpose(2, 0, 1), rng)
-        return mu, kappa
-
-    def mixes(self, labelled_cells, mu, kappa, rng: np.random.Generator) -> np.ndarray:
-        """Return the cells' mixes ``(n, cells, C)`` given hyperparameter draws ``(n, groups)``.
-
-        The cells' accuracies from their Beta posteriors, each allocation of errors from its
-        Dirichlet posterior.
-        """
-        right, wrong = self._right_wrong(labelled_cells)
-        mu_cell, kappa_cell = self.MU[mu][:, self.cell_group], self.KAPPA[kappa][:, self.cell_group]
-        accuracy = rng.beta(kappa_cell * mu_cell + right, kappa_cell * (1 - mu_cell) + wrong)
-        errors = np.where(self.correct, 0.0, labelled_cells)
-        errors = errors.reshape(-1, self.n_strata, errors.shape[1]).sum(axis=1)
-        alpha = np.broadcast_to(self.error_share + errors, (mu.shape[0], *errors.shape))
-        allocation = _dirichlet(rng, alpha, where=self.other)[:, self.cell_allocation]
-        return np.where(self.correct, accuracy[..., None], (1 - accuracy[..., None]) * allocation)
-
-    def draw(self, labelled_cells: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        """Return ``n`` posterior draws of the cells' mixes ``(n, cells, C)``."""
-        mu, kappa = self.hyper_draws(labelled_cells, n, rng)
-        return self.mixes(labelled_cells, mu, kappa, rng)
-
-    def _right_wrong(self, labelled_cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        right = (labelled_cells * self.correct).sum(axis=1)
-        return right, labelled_cells.sum(axis=1) - right
-
-
-def _gumbel_max(log_weight: np.ndarray, rng: np.random.Generator, axis: int = 0) -> np.ndarray:
-    """Return one draw along ``axis`` with probabilities ``exp(log_weight)`` (unnormalised)."""
-    return np.argmax(log_weight + rng.gumbel(size=log_weight.shape), axis=axis)
-
-
-def _dirichlet(rng: np.random.Generator, alpha: np.ndarray, where: np.ndarray) -> np.ndarray:
-    """Dirichlet draws along the last axis over the entries ``where`` (the others zero).
-
-    A row whose gammas all underflow (tiny concentrations) gets its largest concentration.
-    """
-    g = np.where(where, rng.standard_gamma(np.where(where, alpha, 1.0)), 0.0)
-    total = g.sum(axis=-1, keepdims=True)
-    top = where & (alpha == np.where(where, alpha, -1.0).max(axis=-1, keepdims=True))
-    fallback = top / top.sum(axis=-1, keepdims=True)
-    return np.where(total > 0, g / np.where(total > 0, total, 1.0), fallback)
-
-
 def _complete(prior, labelled_cells, size, hyper, rng) -> np.ndarray:
     """Return ``(n_draws, cells, C)``: the class counts of every cell, the unlabelled drawn.
 
-    Per draw of the hyperparameters ``hyper`` (``prior.hyper_draws``' ``mu, kappa``): the
+    Per draw of ``hyper`` (``prior.hyper_draws``' ``CellDraws``): the
     cells' mixes ``theta`` from their posterior and the unlabelled items of cell ``g``
     ``Multinomial(size[g] - labelled, theta[g])``; the labelled items are added as they are.
     """
     unlabelled = (size - labelled_cells.sum(axis=1)).astype(np.int64)
-    mu, kappa = hyper
-    n_draws = mu.shape[0]
+    n_draws = len(hyper)
     out = np.empty((n_draws, *labelled_cells.shape))
     for start in range(0, n_draws, _DRAW_BLOCK):
         block = slice(start, start + _DRAW_BLOCK)
-        theta = prior.mixes(labelled_cells, mu[block], kappa[block], rng)
+        theta = prior.mixes(labelled_cells, hyper[block], rng)
         out[block] = labelled_cells + rng.multinomial(unlabelled, theta)
     return out
 
@@ -565,11 +382,11 @@ def _augment(spec, fit, item_cell, prior, size, rounds, burn, sweeps, rng):
         # one draw of the hyperparameters moves the labels, the others (in the rounds kept)
         # complete the pool
         wanted = per + 1 if round_ >= burn else 1
-        mu, kappa = prior.hyper_draws(labelled_cells, wanted, rng)
+        hyper = prior.hyper_draws(labelled_cells, wanted, rng)
         if round_ >= burn:
-            parts.append(_complete(prior, labelled_cells, size, (mu[1:], kappa[1:]), rng))
+            parts.append(_complete(prior, labelled_cells, size, hyper[1:], rng))
             kept.append(labelled_cells)
-        theta = prior.mixes(labelled_cells, mu[:1], kappa[:1], rng)[0]
+        theta = prior.mixes(labelled_cells, hyper[:1], rng)[0]
         with np.errstate(divide="ignore"):  # a class a cell's mix has underflowed to zero
             log_prior = np.log(theta[item_cell])
         z = sweep_classes(z, log_prior, responses, ds_prior, gold, sweeps, rng)

@@ -14,7 +14,7 @@ from scipy import special, stats
 from bayeval._core.multiclass import CLASS_MEASURES, SCALAR_MEASURES, confusion_measures
 from bayeval.datasets import load_image_segments_pool
 from bayeval.models import ClassCalibration, DawidSkene
-from bayeval.models.class_calibration import _CellPrior
+from bayeval.models._class_cells import CellPrior
 from bayeval.simulate.crowds import class_answers
 from bayeval.simulate.multiclass_pools import MULTICLASS_POOLS, multiclass_pool
 
@@ -85,7 +85,7 @@ def test_the_draws_of_the_two_level_prior_match_the_exact_posterior_on_its_grid(
     # class 1's typical accuracy mu_1 and of its stratum's accuracy, summed over every grid
     # point of (alpha, beta, lam, mu_0, mu_1, kappa) with the densities and likelihoods from
     # scipy.stats (beta, norm, betabinom), against the draws
-    prior = _CellPrior(np.array([0, 1, 1, 0]), n_classes=2, n_strata=1, cell_size=np.array([30, 5]))
+    prior = CellPrior(np.array([0, 1, 1, 0]), n_classes=2, n_strata=1, cell_size=np.array([30, 5]))
     labelled = np.array([[9.0, 1.0], [0.0, 2.0]])  # class 0: 9 right, 1 wrong; class 1: 2 right
     mu, kappa = prior.MU[:, None], prior.KAPPA[None, :]
     likelihood = np.stack([stats.betabinom.logpmf(r, r + w, kappa * mu, kappa * (1 - mu))
@@ -116,10 +116,8 @@ def test_the_draws_of_the_two_level_prior_match_the_exact_posterior_on_its_grid(
     # mean of 40,000 of them (0.0046 and 0.0042 here)
     prior.KEPT = 40_000
     rng = np.random.default_rng(0)
-    mu_draws, kappa_draws = prior.hyper_draws(labelled, 40_000, rng)
-    draws = np.stack(
-        [prior.MU[mu_draws[:, 1]], prior.mixes(labelled, mu_draws, kappa_draws, rng)[:, 1, 1]]
-    )
+    hyper = prior.hyper_draws(labelled, 40_000, rng)
+    draws = np.stack([prior.MU[hyper.mu[:, 1]], prior.mixes(labelled, hyper, rng)[:, 1, 1]])
     se = draws.std(axis=1) / np.sqrt(40_000)
     assert np.all(np.abs(draws.mean(axis=1) - exact) < 5 * se), (draws.mean(axis=1), exact, se)
     # the pooling matters: class 1's two right answers alone (a uniform prior) give 3/4

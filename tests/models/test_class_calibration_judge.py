@@ -9,11 +9,12 @@ once in 2,000 of these checks.
 
 import numpy as np
 import pytest
+from scipy import special
 
 import bayeval as be
 from bayeval._core.multiclass import CLASS_MEASURES, SCALAR_MEASURES, confusion_measures
 from bayeval.models import ClassCalibration
-from bayeval.models.class_calibration import _CellPrior
+from bayeval.models._class_cells import CellPrior
 from bayeval.simulate.multiclass_pools import MULTICLASS_JUDGES, multiclass_judge, multiclass_pool
 
 
@@ -45,22 +46,54 @@ def test_the_cells_where_the_judge_disagrees_do_not_move_the_cells_where_it_agre
     # cells (predicted, rank): (0, agree), (0, not), (1, agree), (1, not); columns: true class
     judged = np.array([[9.0, 1.0], [0.0, 12.0], [0.0, 2.0], [15.0, 0.0]])
     size = np.array([300, 40, 50, 30])
-    with_judge = _CellPrior(np.array([0, 1, 1, 0]), n_classes=2, n_strata=1, levels=2,
+    with_judge = CellPrior(np.array([0, 1, 1, 0]), n_classes=2, n_strata=1, levels=2,
                             cell_size=size)  # fmt: skip
-    alone = _CellPrior(np.array([0, 1, 1, 0]), n_classes=2, n_strata=1, cell_size=size[[0, 2]])
+    alone = CellPrior(np.array([0, 1, 1, 0]), n_classes=2, n_strata=1, cell_size=size[[0, 2]])
     agreeing = judged[[0, 2]]
     means = {}
     for key, prior, labels, group in (("judge", with_judge, judged, 2),
                                       ("alone", alone, agreeing, 1)):  # fmt: skip
         prior.KEPT = 40_000
-        mu, _ = prior.hyper_draws(labels, 40_000, np.random.default_rng(0))
-        means[key] = prior.MU[mu[:, group]]
+        hyper = prior.hyper_draws(labels, 40_000, np.random.default_rng(0))
+        means[key] = prior.MU[hyper.mu[:, group]]
     # independent draws (exact on the grids): the difference of the two means has a standard
     # error of sqrt(2) sd / 200 (about 0.0011 here), the tolerance 5 of it; pooled with the
     # disagreeing groups (one level), class 1's two right answers would be pulled down by more
     # than 0.1
     se = np.sqrt(2) * means["alone"].std() / np.sqrt(40_000)
     assert abs(means["judge"].mean() - means["alone"].mean()) < 5 * se, (means, se)
+
+
+def test_the_errors_caught_by_the_judge_match_their_exact_posterior():
+    # three classes, a judge; only the system's class 0 has labelled errors: where the judge
+    # says 1, two errors of class 1 (caught by the judge, or of class 1 by the allocation e_0)
+    # and one of class 2; where it agrees, one of class 2. The likelihood of rho_1 and e_0 =
+    # (e_01, e_02) is (rho_1 + (1 - rho_1) e_01)^2 (1 - rho_1) e_02 e_02; expanding the square,
+    # each term integrates in closed form under rho_1 ~ Beta(1, 1) and e_0 ~ Dirichlet(s_0)
+    predicted = np.array([0, 0, 0, 1, 1, 2])  # s_0: classes 1 and 2 as 2 + 1 to 1 + 1, weight 1
+    prior = CellPrior(predicted, n_classes=3, n_strata=1, levels=3, cell_size=np.full(9, 10))
+    labelled = np.zeros((9, 3))  # cells (predicted, rank of the judge's class): 0 * 3 + rank
+    labelled[0] = [4, 0, 1]  # the judge agrees: four right, one error of class 2
+    labelled[1] = [0, 2, 1]  # the judge says 1
+    s1, s2 = 3 / 5, 2 / 5
+
+    def moment(p, q):  # E[e_01^p e_02^q] under Dirichlet(s1, s2)
+        return np.exp(special.betaln(s1 + p, s2 + q) - special.betaln(s1, s2))
+
+    terms = [(m, special.comb(2, m)) for m in range(3)]  # rho^m ((1 - rho) e_01)^(2 - m)
+    z = sum(c * special.beta(m + 1, 4 - m) * moment(2 - m, 2) for m, c in terms)
+    rho = sum(c * special.beta(m + 2, 4 - m) * moment(2 - m, 2) for m, c in terms) / z
+    e01 = sum(c * special.beta(m + 1, 4 - m) * moment(3 - m, 2) for m, c in terms) / z
+    prior.KEPT = 40_000
+    caught, errors = prior.error_draws(labelled, 40_000, np.random.default_rng(0))
+    draws = np.stack([caught[:, 1], errors[:, 0, 1]])
+    # a Gibbs chain: the standard error from the means of 40 batches of 1,000 sweeps
+    se = draws.reshape(2, 40, -1).mean(axis=2).std(axis=1, ddof=1) / np.sqrt(40)
+    assert np.all(np.abs(draws.mean(axis=1) - [rho, e01]) < 5 * se), (draws.mean(1), rho, e01, se)
+    # the judge's other classes keep their prior, and without a judge nothing is caught
+    assert abs(caught[:, 2].mean() - 0.5) < 0.01
+    alone = CellPrior(predicted, n_classes=3, n_strata=1)
+    assert not alone.error_draws(labelled[[0, 3, 6]], 10, np.random.default_rng(0))[0].any()
 
 
 def _coverage(kind, judge_kind, runs=60, n_labels=200):
@@ -111,6 +144,24 @@ def test_intervals_cover_with_a_judge_that_helps_misleads_or_says_nothing(kind, 
             assert width < 0.7 * alone, (width, alone)
         else:  # a coin-flip judge costs little: measured within 1.2%
             assert width < 1.06 * alone, (width, alone)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("judge_kind", ["accurate", "biased", "uninformative"])
+def test_twenty_classes_under_a_judge_keep_every_class_recall(judge_kind):
+    # twenty Zipf-sized classes, 400 cells: each judge here broke one design the model card
+    # records (an error allocation per cell broke the coin flip's small classes' recall, one
+    # share of errors caught by the judge broke the accurate and the biased judge)
+    # measured (40 runs): scalar measures 0.85-0.975, the classes' recall 0.94-0.99 on average
+    # and at least 0.60 (the commonest class with the coin flip; 0.35 of 100 runs with an
+    # allocation per cell, benchmarks/README.md); the commonest classes' precision is the known
+    # limit (model card): 0.55-0.85 for the least covered class
+    coverage, _ = _coverage("many-classes", judge_kind, runs=40)
+    for name in SCALAR_MEASURES:
+        assert coverage[name] >= 32 / 40, (name, coverage[name])  # P(fail) 1e-4 if calibrated
+    recall = coverage["recall"]
+    assert np.mean(recall) >= 0.9 and np.min(recall) >= 0.5, recall
+    assert np.mean(coverage["precision"]) >= 0.9, coverage["precision"]
 
 
 def test_a_pool_with_a_judge_gives_the_models_posterior_with_that_judge():

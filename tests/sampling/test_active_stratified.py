@@ -56,7 +56,7 @@ def test_labels_go_where_the_judge_disagrees_and_a_floor_of_one_is_proportional(
             wanted = sampler.strata.sizes / sampler.strata.sizes.sum() * labelled.size
             taken = np.bincount(sampler.strata.ids[labelled], minlength=wanted.size)
             assert np.all(np.abs(taken - wanted) <= 1.0)  # tracks proportional shares
-    # measured 0.53 against 0.41; the items where an accurate judge agrees are mostly right
+    # measured 0.55 against 0.41; the items where an accurate judge agrees are mostly right
     assert shares[0.5] > float(disagree.mean()) + 0.07 > shares[1.0], shares
 
 
@@ -167,7 +167,7 @@ def _coverage(kind, judge_kind, runs=40, n_labels=200):
     [("hidden", "accurate"), ("rare", "easy-hard"), ("overconfident", "biased")],
 )
 def test_active_labels_keep_the_intervals_honest_and_narrow_macro_f1(kind, judge_kind):
-    # measured: coverage 0.925-0.975; macro-F1's width 0.83, 0.78 and 0.89 of uniform labels'.
+    # measured: coverage 0.85-0.975; macro-F1's width 0.82, 0.78 and 0.90 of uniform labels'.
     # A calibrated 95% interval covers fewer than 34 of 40 runs with probability 0.003.
     coverage, width = _coverage(kind, judge_kind)
     for name, share in coverage.items():

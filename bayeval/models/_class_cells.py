@@ -1,0 +1,319 @@
+"""The prior of :class:`~bayeval.models.ClassCalibration`'s cells and its posterior draws.
+
+A cell's mix of true classes is its accuracy on its predicted class ``j`` and the rest, the
+system's errors, spread over the other classes. The accuracies are pooled in two levels
+(:meth:`CellPrior.hyper_draws`); the errors follow each predicted class's allocation over the
+other classes, and with a judge the errors where the judge disagrees are of the judge's class
+with a probability learnt from the labels (:meth:`CellPrior.error_draws`). Model card:
+``models/class_calibration/spec.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special, stats
+
+__all__ = ["CellDraws", "CellPrior", "dirichlet", "gumbel_max"]
+
+
+@dataclass(frozen=True)
+class CellDraws:
+    """Posterior draws of what the cells' mixes are drawn from, one row per draw.
+
+    ``mu`` and ``kappa``: each accuracy group's typical accuracy and concentration (indices on
+    :attr:`CellPrior.MU` and :attr:`CellPrior.KAPPA`, shape ``(n, groups)``); ``gamma``: the
+    slope of the disagreeing cells' accuracy in their judge's class size (index on
+    :attr:`CellPrior.GAMMA`, ``(n,)``); ``caught``: for each class ``k``, the share of the
+    system's errors that are of class ``k`` where the judge says ``k`` and disagrees (``(n,
+    C)``, zero without a judge); ``errors``: each predicted class's allocation of its other
+    errors over the other classes (``(n, C, C)``, rows summing to one).
+    """
+
+    mu: np.ndarray
+    kappa: np.ndarray
+    gamma: np.ndarray
+    caught: np.ndarray
+    errors: np.ndarray
+
+    def __len__(self) -> int:
+        return self.mu.shape[0]
+
+    def __getitem__(self, index) -> CellDraws:
+        """Return the draws ``index`` (a slice or an array of rows)."""
+        return CellDraws(
+            self.mu[index],
+            self.kappa[index],
+            self.gamma[index],
+            self.caught[index],
+            self.errors[index],
+        )
+
+
+class CellPrior:
+    """The cells' prior, in two levels, and the posterior draws of the cells' mixes.
+
+    **Accuracies** are pooled in *groups*: the cells of predicted class ``j`` (with a judge,
+    two groups: the cells where the judge agrees with the system and those where it does not,
+    whose accuracies the labels must not be pooled across). The cells of group ``g`` draw
+    theirs from ``Beta(kappa_g m, kappa_g (1 - m))`` with ``m = mu_g``, or where the judge
+    disagrees and says ``k``, ``logit m = logit mu_g + gamma w_k``: ``w_k`` the log of the
+    items the judge puts in class ``k`` (plus one) less its mean over the classes. (Where the
+    judge wrongly says a small class, the items are mostly the system's own class; where it
+    says a large one, mostly the system's errors.) The groups' typical accuracies ``mu_g`` come
+    from ``Beta(lam_t nu_g, lam_t (1 - nu_g))`` around a regression on the group's size,
+    ``logit nu_g = alpha_t + beta_t z_g`` with ``z_g`` the log of its items (plus one) less the
+    mean over its level's groups. There is one ``(alpha_t, beta_t, lam_t)`` for all the
+    groups, or with a judge one for the agreeing groups and one (with ``gamma``) for the
+    others. The priors: ``expit(alpha_t)`` uniform, ``beta_t ~ Normal(0, 1)``, ``gamma``
+    uniform on [-1.5, 1.5], ``kappa_g`` and ``lam_t`` log-uniform. The cells' accuracies are
+    integrated out (beta-binomial likelihoods), and the hyperparameters live on grids, so
+    their posterior is computed exactly.
+
+    **Errors**: the items of predicted class ``j`` that are not of class ``j`` are of class
+    ``c`` with probability ``e_j[c]``, ``e_j ~ Dirichlet(s_j)`` (``s_j`` the other classes in
+    proportion to how often they are predicted, plus one each, total weight one), whatever the
+    stratum. With a judge, an error where the judge says ``k != j`` is of class ``k`` with
+    probability ``rho_k`` ("caught" by the judge) and otherwise follows ``e_j``; ``rho_k ~
+    Uniform(0, 1)`` is learnt from every cell where the judge says ``k`` and disagrees. A judge
+    right about the system's errors thus sends them to its class, a judge drawn to one class
+    is trusted there only as far as the labels show, and one that says nothing leaves each
+    class's errors pooled over its answers.
+    """
+
+    # grids even in the logit of mu and nu (near-perfect systems resolved) and in the log of
+    # kappa and lam; each point of mu and nu weighted by the width of its interval (uniform)
+    MU, MU_EDGES = special.expit(np.linspace(-7.0, 7.0, 113)), np.linspace(-7.0625, 7.0625, 114)
+    KAPPA = np.geomspace(0.2, 1000.0, 24)
+    NU, NU_EDGES = special.expit(np.linspace(-6.0, 6.0, 49)), np.linspace(-6.125, 6.125, 50)
+    LAM = np.geomspace(1.0, 2000.0, 24)
+    #: the slope of nu's logit in the group's log size: steps of nu's grid (0.25), Normal(0, 1)
+    BETA = np.linspace(-2.5, 2.5, 21)
+    #: the slope of a disagreeing cell's accuracy (logit) in its judge's class's log size
+    GAMMA = np.linspace(-1.5, 1.5, 7)
+    #: the most distinct draws kept; more draws reuse them
+    KEPT = 2000
+    #: sweeps of the errors' Gibbs chain (with a judge) discarded before its draws
+    ERROR_BURN = 50
+
+    def __init__(
+        self,
+        predicted: np.ndarray,
+        n_classes: int,
+        n_strata: int,
+        levels: int = 1,
+        cell_size: np.ndarray | None = None,
+    ):
+        C = self.n_classes = n_classes
+        # cells (predicted class, rank of the judge's class, stratum); see ClassCalibration.cells
+        self.cell_class, rank = np.divmod(np.repeat(np.arange(C * levels), n_strata), levels)
+        self.cell_judge = (self.cell_class + rank) % C  # the judge's class (with a judge)
+        self.disagree = rank > 0
+        self.judged = levels > 1
+        self.correct = np.eye(C, dtype=bool)[self.cell_class]  # (cells, C): the predicted class
+        self.other = ~np.eye(C, dtype=bool)  # (C, C): the wrong classes of each predicted class
+        # s: the other classes in proportion to how often they are predicted (plus one)
+        share = np.where(self.other, np.bincount(predicted, minlength=C) + 1.0, 0.0)
+        self.error_share = share / share.sum(axis=1, keepdims=True)  # rows sum to 1
+        # accuracy groups: the predicted class, and with a judge whether it agrees
+        kinds = 2 if self.judged else 1
+        self.cell_group = self.cell_class * kinds + self.disagree
+        self.group_start = np.flatnonzero(np.diff(self.cell_group, prepend=-1))
+        self.top = np.arange(C * kinds) % kinds  # each group's level (alpha, beta, lam)
+        self.n_top = kinds
+        # log P(mu | nu, lam) of each mu of the grid (its density times its interval's width),
+        # for every (nu, lam): (mu, nu, lam)
+        a = self.LAM[None, :] * self.NU[:, None]
+        b = self.LAM[None, :] * (1 - self.NU[:, None])
+        mu = self.MU[:, None, None]
+        self.upper = (
+            (a - 1) * np.log(mu) + (b - 1) * np.log1p(-mu) - special.betaln(a, b)
+            + np.log(np.diff(special.expit(self.MU_EDGES)))[:, None, None]
+        )  # fmt: skip
+        # the levels' prior on (alpha, beta): alpha on nu's grid (expit(alpha) uniform)
+        self.alpha_beta_prior = (
+            np.log(np.diff(special.expit(self.NU_EDGES)))[:, None]
+            + stats.norm.logpdf(self.BETA)[None, :]
+        )
+        self.nu_index = self._nu_index(cell_size)
+        # each cell's w: the judge's class's centred log size where the judge disagrees
+        self.gammas = self.GAMMA if self.judged and cell_size is not None else np.zeros(1)
+        self.judge_size = np.zeros(self.cell_class.size)
+        if self.gammas.size > 1:
+            log_size = np.log1p(np.bincount(self.cell_judge, weights=cell_size, minlength=C))
+            centred = log_size - log_size.mean()
+            self.judge_size[self.disagree] = centred[self.cell_judge[self.disagree]]
+
+    def _nu_index(self, cell_size: np.ndarray | None) -> np.ndarray:
+        """Return ``(groups, alpha, beta)``: the index on nu's grid of each group's mean.
+
+        ``logit nu_g = alpha + beta z_g``, ``z_g`` the log of the group's items plus one, less
+        its level's mean (over the groups that hold items; an empty group has ``z_g = 0``).
+        Without the cells' sizes every ``z_g`` is 0 (one mean for the level).
+        """
+        G = self.top.size
+        z = np.zeros(G)
+        if cell_size is not None:
+            size = np.bincount(self.cell_group, weights=cell_size, minlength=G)
+            log_size = np.log1p(size)
+            for t in range(self.n_top):
+                held = (self.top == t) & (size > 0)
+                z[held] = log_size[held] - log_size[held].mean()
+        step = np.diff(special.logit(self.NU[:2]))[0]
+        shift = np.rint(self.BETA[None, :] * z[:, None] / step).astype(np.int64)
+        alpha = np.arange(self.NU.size)[None, :, None]
+        return np.clip(alpha + shift[:, None, :], 0, self.NU.size - 1)
+
+    def _cell_means(self, mu: np.ndarray, gamma: np.ndarray, judge_size: np.ndarray) -> np.ndarray:
+        """Return a cell's prior mean accuracy: ``logit m = logit mu + gamma w`` (broadcast)."""
+        return special.expit(special.logit(mu) + gamma * judge_size)
+
+    def _likelihood(self, labelled_cells: np.ndarray) -> np.ndarray:
+        """Return ``log P(labels of group g's cells | gamma, mu, kappa)``: (gamma, mu, kappa, G).
+
+        Only the labelled cells count (an unlabelled cell's likelihood is one), and cells of
+        equal counts and judge's class size share their beta-binomial terms.
+        """
+        right, wrong = self._right_wrong(labelled_cells)
+        cells = np.flatnonzero(right + wrong > 0)
+        key = np.column_stack([right[cells], wrong[cells], self.judge_size[cells]])
+        unique, inverse = np.unique(key, axis=0, return_inverse=True)
+        per_group = np.zeros((unique.shape[0], self.top.size))  # cells of each kind per group
+        np.add.at(per_group, (inverse.ravel(), self.cell_group[cells]), 1.0)
+        r, w, size = unique.T
+        mean = self._cell_means(self.MU[None, :, None], self.gammas[:, None, None], size)
+        a = self.KAPPA[None, None, :, None] * mean[:, :, None]
+        b = self.KAPPA[None, None, :, None] * (1 - mean[:, :, None])
+        return (special.betaln(a + r, b + w) - special.betaln(a, b)) @ per_group
+
+    def hyper_draws(self, labelled_cells, n: int, rng: np.random.Generator) -> CellDraws:
+        """Return ``n`` posterior draws of the accuracies' pooling and of the errors.
+
+        The pooling is exact on the grids: the levels' ``(gamma, alpha, beta, lam)`` from their
+        posterior, then each group's ``mu_g`` and ``kappa_g`` given them; the errors from
+        :meth:`error_draws` (``KEPT`` distinct draws at most, resampled when ``n`` is larger).
+        """
+        G, Q = self.top.size, self.gammas.size
+        likelihood = self._likelihood(labelled_cells)  # (gamma, mu, kappa, group)
+        mu_likelihood = special.logsumexp(likelihood, axis=2)  # kappa out: (gamma, mu, group)
+        kept = min(n, self.KEPT)
+        nu, lam = np.empty((kept, G), dtype=np.int64), np.empty((kept, G), dtype=np.int64)
+        gamma = np.full(kept, Q // 2)  # the agreeing level's cells have no slope (w = 0)
+        # the groups the labels inform (an unlabelled group's likelihood is a constant)
+        labelled = np.bincount(self.cell_group, weights=labelled_cells.sum(axis=1), minlength=G) > 0
+        for t in range(self.n_top):
+            groups = np.flatnonzero(self.top == t)
+            slopes = np.arange(Q) if t == 1 else np.array([Q // 2])
+            # log P(gamma, alpha, beta, lam | labels) up to a constant, from each labelled
+            # group's likelihood at every (nu, lam) with mu summed out
+            joint = np.broadcast_to(
+                self.alpha_beta_prior[None, ..., None], (slopes.size, *self.nu_index.shape[1:],
+                                                          self.LAM.size)
+            ).copy()  # fmt: skip
+            for g in groups[labelled[groups]]:
+                given_nu = special.logsumexp(
+                    mu_likelihood[slopes, :, g][:, :, None, None] + self.upper[None], axis=1
+                )  # (slopes, nu, lam)
+                joint += given_nu[:, self.nu_index[g]]
+            weight = np.exp(joint - joint.max()).ravel()
+            state = rng.choice(weight.size, size=kept, p=weight / weight.sum())
+            q, alpha, beta, lam_t = np.unravel_index(state, joint.shape)
+            if t == 1:
+                gamma = slopes[q]
+            nu[:, groups] = self.nu_index[groups][:, alpha, beta].T
+            lam[:, groups] = lam_t[:, None]
+        # mu_g given its level's draw and the labels: (kept, group, mu)
+        prior = np.moveaxis(self.upper[:, nu, lam], 0, -1)
+        mu = gumbel_max(prior + np.swapaxes(mu_likelihood[gamma], 1, 2), rng, axis=-1)
+        pick = rng.integers(0, kept, n) if n > kept else slice(None)
+        mu, gamma = mu[pick], gamma[pick]
+        # kappa_g given gamma, mu_g and the labels
+        kappa = gumbel_max(np.moveaxis(likelihood[gamma[:, None], mu, :, np.arange(G)], -1, 0), rng)
+        caught, errors = self.error_draws(labelled_cells, n, rng)
+        return CellDraws(mu, kappa, gamma, caught, errors)
+
+    def error_draws(self, labelled_cells, n: int, rng: np.random.Generator):
+        """Return ``(caught, errors)``: ``n`` posterior draws of every ``rho_k`` and ``e_j``.
+
+        Without a judge the allocations' posteriors are Dirichlet. With one, a Gibbs chain
+        alternates the allocations given the errors not caught by the judge, each ``rho_k``
+        given how many were, and how many of the labelled errors of class ``k`` where the judge
+        says ``k`` and disagrees were caught: ``Binomial(count, rho_k / (rho_k + (1 - rho_k)
+        e_j[k]))``.
+        """
+        C = self.n_classes
+        wrong = np.where(self.correct, 0.0, labelled_cells)  # (cells, C): labelled errors
+        by_class = np.zeros((C, C))
+        np.add.at(by_class, self.cell_class, wrong)  # (j, c): predicted j, of class c
+        if not self.judged:
+            alpha = np.broadcast_to(self.error_share + by_class, (n, C, C))
+            return np.zeros((n, C)), dirichlet(rng, alpha, where=self.other)
+        # where the judge disagrees (says k != j): the labelled errors of class k, and the others
+        cells = np.flatnonzero(self.disagree)
+        of_judge = wrong[cells, self.cell_judge[cells]]
+        ambiguous = np.zeros((C, C))
+        np.add.at(ambiguous, (self.cell_class[cells], self.cell_judge[cells]), of_judge)
+        missed = np.bincount(
+            self.cell_judge[cells], weights=wrong[cells].sum(axis=1) - of_judge, minlength=C
+        )
+        j, k = np.nonzero(ambiguous)
+        count = ambiguous[j, k].astype(np.int64)
+        plain = by_class - ambiguous  # errors that only the allocations explain
+        kept = min(n, self.KEPT)
+        caught_draws, error_draws = np.empty((kept, C)), np.empty((kept, C, C))
+        caught = rng.binomial(count, 0.5)
+        for sweep in range(self.ERROR_BURN + kept):
+            alpha = self.error_share + plain
+            alpha[j, k] += count - caught
+            errors = dirichlet(rng, alpha, where=self.other)
+            hits = np.bincount(k, weights=caught, minlength=C)
+            misses = missed + np.bincount(k, weights=count - caught, minlength=C)
+            rho = rng.beta(1.0 + hits, 1.0 + misses)
+            caught = rng.binomial(count, rho[k] / (rho[k] + (1.0 - rho[k]) * errors[j, k]))
+            if sweep >= self.ERROR_BURN:
+                caught_draws[sweep - self.ERROR_BURN] = rho
+                error_draws[sweep - self.ERROR_BURN] = errors
+        pick = rng.integers(0, kept, n) if n > kept else slice(None)
+        return caught_draws[pick], error_draws[pick]
+
+    def mixes(self, labelled_cells, draws: CellDraws, rng: np.random.Generator) -> np.ndarray:
+        """Return the cells' mixes ``(n, cells, C)`` given :meth:`hyper_draws`' draws.
+
+        Each cell's accuracy from its Beta posterior; its errors of the judge's class ``k``
+        with probability ``rho_k`` where the judge disagrees, and otherwise by its class's
+        allocation.
+        """
+        right, wrong = self._right_wrong(labelled_cells)
+        mean = self._cell_means(
+            self.MU[draws.mu][:, self.cell_group],
+            self.gammas[draws.gamma][:, None],
+            self.judge_size,
+        )
+        kappa = self.KAPPA[draws.kappa][:, self.cell_group]
+        accuracy = rng.beta(kappa * mean + right, kappa * (1 - mean) + wrong)
+        caught = np.where(self.disagree, draws.caught[:, self.cell_judge], 0.0)[..., None]
+        judge = np.eye(self.n_classes)[self.cell_judge]  # (cells, C)
+        spread = caught * judge + (1 - caught) * draws.errors[:, self.cell_class]
+        return np.where(self.correct, accuracy[..., None], (1 - accuracy[..., None]) * spread)
+
+    def _right_wrong(self, labelled_cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        right = (labelled_cells * self.correct).sum(axis=1)
+        return right, labelled_cells.sum(axis=1) - right
+
+
+def gumbel_max(log_weight: np.ndarray, rng: np.random.Generator, axis: int = 0) -> np.ndarray:
+    """Return one draw along ``axis`` with probabilities ``exp(log_weight)`` (unnormalised)."""
+    return np.argmax(log_weight + rng.gumbel(size=log_weight.shape), axis=axis)
+
+
+def dirichlet(rng: np.random.Generator, alpha: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """Dirichlet draws along the last axis over the entries ``where`` (the others zero).
+
+    A row whose gammas all underflow (tiny concentrations) gets its largest concentration.
+    """
+    g = np.where(where, rng.standard_gamma(np.where(where, alpha, 1.0)), 0.0)
+    total = g.sum(axis=-1, keepdims=True)
+    top = where & (alpha == np.where(where, alpha, -1.0).max(axis=-1, keepdims=True))
+    fallback = top / top.sum(axis=-1, keepdims=True)
+    return np.where(total > 0, g / np.where(total > 0, total, 1.0), fallback)
