@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-__all__ = ["CellDraws", "CellPrior", "dirichlet", "gumbel_max"]
+__all__ = ["CellDraws", "CellPrior", "categorical", "dirichlet"]
 
 
 @dataclass(frozen=True)
@@ -94,8 +94,8 @@ class CellPrior:
     GAMMA = np.linspace(-1.5, 1.5, 7)
     #: the most distinct draws kept; more draws reuse them
     KEPT = 2000
-    #: sweeps of the errors' Gibbs chain (with a judge) discarded before its draws
-    ERROR_BURN = 50
+    #: chains of the errors' Gibbs sampler (with a judge), and the sweeps each discards
+    ERROR_CHAINS, ERROR_BURN = 20, 50
 
     def __init__(
         self,
@@ -131,6 +131,7 @@ class CellPrior:
             (a - 1) * np.log(mu) + (b - 1) * np.log1p(-mu) - special.betaln(a, b)
             + np.log(np.diff(special.expit(self.MU_EDGES)))[:, None, None]
         )  # fmt: skip
+        self.prior_mass = np.exp(self.upper).reshape(self.MU.size, -1)  # (mu, nu * lam)
         # the levels' prior on (alpha, beta): alpha on nu's grid (expit(alpha) uniform)
         self.alpha_beta_prior = (
             np.log(np.diff(special.expit(self.NU_EDGES)))[:, None]
@@ -173,7 +174,9 @@ class CellPrior:
         """Return ``log P(labels of group g's cells | gamma, mu, kappa)``: (gamma, mu, kappa, G).
 
         Only the labelled cells count (an unlabelled cell's likelihood is one), and cells of
-        equal counts and judge's class size share their beta-binomial terms.
+        equal counts and judge's class size share their beta-binomial terms. A cell without a
+        slope (``w = 0``: the judge agrees, or there is no judge) is the same at every
+        ``gamma`` and is computed once.
         """
         right, wrong = self._right_wrong(labelled_cells)
         cells = np.flatnonzero(right + wrong > 0)
@@ -181,11 +184,30 @@ class CellPrior:
         unique, inverse = np.unique(key, axis=0, return_inverse=True)
         per_group = np.zeros((unique.shape[0], self.top.size))  # cells of each kind per group
         np.add.at(per_group, (inverse.ravel(), self.cell_group[cells]), 1.0)
-        r, w, size = unique.T
-        mean = self._cell_means(self.MU[None, :, None], self.gammas[:, None, None], size)
-        a = self.KAPPA[None, None, :, None] * mean[:, :, None]
-        b = self.KAPPA[None, None, :, None] * (1 - mean[:, :, None])
-        return (special.betaln(a + r, b + w) - special.betaln(a, b)) @ per_group
+        out = np.zeros((self.gammas.size, self.MU.size, self.KAPPA.size, self.top.size))
+        for size in np.unique(unique[:, 2]):
+            same = unique[:, 2] == size
+            r, w = unique[same, :2].T
+            gammas = self.gammas if size != 0 else self.gammas[:1]
+            mean = self._cell_means(self.MU[None, :], gammas[:, None], size)[..., None, None]
+            a = self.KAPPA[None, None, :, None] * mean
+            b = self.KAPPA[None, None, :, None] * (1 - mean)
+            out += (special.betaln(a + r, b + w) - special.betaln(a, b)) @ per_group[same]
+        return out
+
+    def _given_nu(self, mu_likelihood: np.ndarray) -> np.ndarray:
+        """Return ``log P(labels of a group | nu, lam)`` with ``mu`` summed out on its grid.
+
+        ``mu_likelihood`` is ``(slopes, mu, groups)``; the result ``(slopes, groups, nu,
+        lam)``. The sum over ``mu`` is a product of matrices, ``exp(likelihood - its max)``
+        times the prior's masses ``exp(upper)``: where both are negligible it underflows to
+        ``-inf``, a state whose posterior weight is below ``exp(-700)`` of the best one's.
+        """
+        top = mu_likelihood.max(axis=1, keepdims=True)
+        scaled = np.swapaxes(np.exp(mu_likelihood - top), 1, 2)  # (slopes, groups, mu)
+        with np.errstate(divide="ignore"):
+            summed = np.log(scaled @ self.prior_mass)
+        return (summed + np.swapaxes(top, 1, 2)).reshape(*summed.shape[:2], *self.upper.shape[1:])
 
     def hyper_draws(self, labelled_cells, n: int, rng: np.random.Generator) -> CellDraws:
         """Return ``n`` posterior draws of the accuracies' pooling and of the errors.
@@ -207,15 +229,12 @@ class CellPrior:
             slopes = np.arange(Q) if t == 1 else np.array([Q // 2])
             # log P(gamma, alpha, beta, lam | labels) up to a constant, from each labelled
             # group's likelihood at every (nu, lam) with mu summed out
-            joint = np.broadcast_to(
-                self.alpha_beta_prior[None, ..., None], (slopes.size, *self.nu_index.shape[1:],
-                                                          self.LAM.size)
-            ).copy()  # fmt: skip
-            for g in groups[labelled[groups]]:
-                given_nu = special.logsumexp(
-                    mu_likelihood[slopes, :, g][:, :, None, None] + self.upper[None], axis=1
-                )  # (slopes, nu, lam)
-                joint += given_nu[:, self.nu_index[g]]
+            informed = groups[labelled[groups]]
+            given_nu = self._given_nu(mu_likelihood[slopes][:, :, informed])
+            joint = np.zeros((slopes.size, *self.nu_index.shape[1:], self.LAM.size))
+            joint += self.alpha_beta_prior[None, ..., None]
+            for i, g in enumerate(informed):
+                joint += given_nu[:, i, self.nu_index[g]]
             weight = np.exp(joint - joint.max()).ravel()
             state = rng.choice(weight.size, size=kept, p=weight / weight.sum())
             q, alpha, beta, lam_t = np.unravel_index(state, joint.shape)
@@ -225,11 +244,13 @@ class CellPrior:
             lam[:, groups] = lam_t[:, None]
         # mu_g given its level's draw and the labels: (kept, group, mu)
         prior = np.moveaxis(self.upper[:, nu, lam], 0, -1)
-        mu = gumbel_max(prior + np.swapaxes(mu_likelihood[gamma], 1, 2), rng, axis=-1)
+        mu = categorical(prior + np.swapaxes(mu_likelihood[gamma], 1, 2), rng, axis=-1)
         pick = rng.integers(0, kept, n) if n > kept else slice(None)
         mu, gamma = mu[pick], gamma[pick]
         # kappa_g given gamma, mu_g and the labels
-        kappa = gumbel_max(np.moveaxis(likelihood[gamma[:, None], mu, :, np.arange(G)], -1, 0), rng)
+        kappa = categorical(
+            np.moveaxis(likelihood[gamma[:, None], mu, :, np.arange(G)], -1, 0), rng
+        )
         caught, errors = self.error_draws(labelled_cells, n, rng)
         return CellDraws(mu, kappa, gamma, caught, errors)
 
@@ -240,7 +261,9 @@ class CellPrior:
         alternates the allocations given the errors not caught by the judge, each ``rho_k``
         given how many were, and how many of the labelled errors of class ``k`` where the judge
         says ``k`` and disagrees were caught: ``Binomial(count, rho_k / (rho_k + (1 - rho_k)
-        e_j[k]))``.
+        e_j[k]))``. ``ERROR_CHAINS`` chains run side by side, each ``ERROR_BURN`` sweeps
+        discarded; where no such error is labelled nothing is imputed, and every sweep is an
+        independent draw from the posterior.
         """
         C = self.n_classes
         wrong = np.where(self.correct, 0.0, labelled_cells)  # (cells, C): labelled errors
@@ -261,50 +284,70 @@ class CellPrior:
         count = ambiguous[j, k].astype(np.int64)
         plain = by_class - ambiguous  # errors that only the allocations explain
         kept = min(n, self.KEPT)
-        caught_draws, error_draws = np.empty((kept, C)), np.empty((kept, C, C))
-        caught = rng.binomial(count, 0.5)
-        for sweep in range(self.ERROR_BURN + kept):
-            alpha = self.error_share + plain
-            alpha[j, k] += count - caught
+        chains = min(kept, self.ERROR_CHAINS)
+        sweeps = -(-kept // chains)  # kept per chain
+        burn = self.ERROR_BURN if count.size else 0
+        caught_draws, error_draws = np.empty((sweeps, chains, C)), np.empty((sweeps, chains, C, C))
+        of_class = np.eye(C)[k]  # (j, k) pairs to the judge's class k
+        caught = rng.binomial(count, 0.5, size=(chains, count.size))
+        for sweep in range(burn + sweeps):
+            alpha = np.broadcast_to(self.error_share + plain, (chains, C, C)).copy()
+            alpha[:, j, k] += count - caught
             errors = dirichlet(rng, alpha, where=self.other)
-            hits = np.bincount(k, weights=caught, minlength=C)
-            misses = missed + np.bincount(k, weights=count - caught, minlength=C)
+            hits, misses = caught @ of_class, missed + (count - caught) @ of_class
             rho = rng.beta(1.0 + hits, 1.0 + misses)
-            caught = rng.binomial(count, rho[k] / (rho[k] + (1.0 - rho[k]) * errors[j, k]))
-            if sweep >= self.ERROR_BURN:
-                caught_draws[sweep - self.ERROR_BURN] = rho
-                error_draws[sweep - self.ERROR_BURN] = errors
+            odds = rho[:, k] / (rho[:, k] + (1.0 - rho[:, k]) * errors[:, j, k])
+            caught = rng.binomial(count, odds)
+            if sweep >= burn:
+                caught_draws[sweep - burn] = rho
+                error_draws[sweep - burn] = errors
+        # chain by chain, so that a batch of sweeps is one chain's
+        caught_draws = np.swapaxes(caught_draws, 0, 1).reshape(-1, C)[:kept]
+        error_draws = np.swapaxes(error_draws, 0, 1).reshape(-1, C, C)[:kept]
         pick = rng.integers(0, kept, n) if n > kept else slice(None)
         return caught_draws[pick], error_draws[pick]
 
-    def mixes(self, labelled_cells, draws: CellDraws, rng: np.random.Generator) -> np.ndarray:
-        """Return the cells' mixes ``(n, cells, C)`` given :meth:`hyper_draws`' draws.
+    def mixes(
+        self, labelled_cells, draws: CellDraws, rng: np.random.Generator, cells=slice(None)
+    ) -> np.ndarray:
+        """Return the mixes ``(n, len(cells), C)`` of ``cells`` given :meth:`hyper_draws`' draws.
 
         Each cell's accuracy from its Beta posterior; its errors of the judge's class ``k``
         with probability ``rho_k`` where the judge disagrees, and otherwise by its class's
-        allocation.
+        allocation. ``cells`` (an index of the cells, all by default) picks the cells drawn.
         """
-        right, wrong = self._right_wrong(labelled_cells)
+        right, wrong = self._right_wrong(labelled_cells[cells], cells)
+        group, judge = self.cell_group[cells], self.cell_judge[cells]
         mean = self._cell_means(
-            self.MU[draws.mu][:, self.cell_group],
-            self.gammas[draws.gamma][:, None],
-            self.judge_size,
+            self.MU[draws.mu][:, group], self.gammas[draws.gamma][:, None], self.judge_size[cells]
         )
-        kappa = self.KAPPA[draws.kappa][:, self.cell_group]
+        kappa = self.KAPPA[draws.kappa][:, group]
         accuracy = rng.beta(kappa * mean + right, kappa * (1 - mean) + wrong)
-        caught = np.where(self.disagree, draws.caught[:, self.cell_judge], 0.0)[..., None]
-        judge = np.eye(self.n_classes)[self.cell_judge]  # (cells, C)
-        spread = caught * judge + (1 - caught) * draws.errors[:, self.cell_class]
-        return np.where(self.correct, accuracy[..., None], (1 - accuracy[..., None]) * spread)
+        caught = np.where(self.disagree[cells], draws.caught[:, judge], 0.0)[..., None]
+        spread = (
+            caught * np.eye(self.n_classes)[judge]
+            + (1 - caught) * draws.errors[:, self.cell_class[cells]]
+        )
+        correct = self.correct[cells]
+        return np.where(correct, accuracy[..., None], (1 - accuracy[..., None]) * spread)
 
-    def _right_wrong(self, labelled_cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        right = (labelled_cells * self.correct).sum(axis=1)
+    def _right_wrong(self, labelled_cells: np.ndarray, cells=slice(None)):
+        """Return the labelled items of ``cells`` of their predicted class, and the others."""
+        right = (labelled_cells * self.correct[cells]).sum(axis=1)
         return right, labelled_cells.sum(axis=1) - right
 
 
-def gumbel_max(log_weight: np.ndarray, rng: np.random.Generator, axis: int = 0) -> np.ndarray:
-    """Return one draw along ``axis`` with probabilities ``exp(log_weight)`` (unnormalised)."""
-    return np.argmax(log_weight + rng.gumbel(size=log_weight.shape), axis=axis)
+def categorical(log_weight: np.ndarray, rng: np.random.Generator, axis: int = 0) -> np.ndarray:
+    """Return one draw along ``axis`` with probabilities ``exp(log_weight)`` (unnormalised).
+
+    By the inverse of the cumulative weights: the first index whose cumulative weight reaches
+    a uniform draw in ``(0, total]`` (an index of zero weight is never drawn).
+    """
+    weight = np.exp(log_weight - log_weight.max(axis=axis, keepdims=True))
+    cumulative = np.cumsum(weight, axis=axis)
+    total = np.take(cumulative, [-1], axis=axis)
+    threshold = (1.0 - rng.random(total.shape)) * total
+    return (cumulative < threshold).sum(axis=axis)
 
 
 def dirichlet(rng: np.random.Generator, alpha: np.ndarray, where: np.ndarray) -> np.ndarray:

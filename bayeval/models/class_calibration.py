@@ -62,8 +62,11 @@ class ClassCalibration:
     Labelled items are known and the unlabelled ones are drawn, so each draw is the system's
     confusion matrix on the whole pool. With an automatic judge's class for every item
     (``posterior(..., judge=...)``), each cell is cut by the judge's class too, and the
-    accuracies are pooled apart where the judge agrees with the system and where it does not
-    (model card: "An automatic judge on every item").
+    accuracies are pooled apart where the judge agrees with the system and where it does not.
+    Where it disagrees and says ``k``, the cell's accuracy trends with the size of class ``k``
+    (one slope ``gamma``), and an error is of class ``k`` with a probability ``rho_k`` learnt
+    from the labels (:class:`~bayeval.models._class_cells.CellPrior`; model card: "An
+    automatic judge on every item").
 
     Parameters
     ----------
@@ -100,7 +103,7 @@ class ClassCalibration:
     (('chain', 'draw'), ('chain', 'draw', 'true_class'))
     >>> lower, upper = dt["posterior"]["accuracy"].quantile([0.025, 0.975]).values
     >>> round(float(lower), 3), round(float(upper), 3)
-    (0.848, 0.913)
+    (0.846, 0.911)
     >>> round(float((predicted == truth).mean()), 3)  # the truth
     0.876
     """
@@ -351,12 +354,13 @@ def _complete(prior, labelled_cells, size, hyper, rng) -> np.ndarray:
     ``Multinomial(size[g] - labelled, theta[g])``; the labelled items are added as they are.
     """
     unlabelled = (size - labelled_cells.sum(axis=1)).astype(np.int64)
+    drawn = np.flatnonzero(unlabelled)  # the cells with items to draw
     n_draws = len(hyper)
-    out = np.empty((n_draws, *labelled_cells.shape))
+    out = np.broadcast_to(labelled_cells, (n_draws, *labelled_cells.shape)).copy()
     for start in range(0, n_draws, _DRAW_BLOCK):
         block = slice(start, start + _DRAW_BLOCK)
-        theta = prior.mixes(labelled_cells, hyper[block], rng)
-        out[block] = labelled_cells + rng.multinomial(unlabelled, theta)
+        theta = prior.mixes(labelled_cells, hyper[block], rng, cells=drawn)
+        out[block, drawn] += rng.multinomial(unlabelled[drawn], theta)
     return out
 
 

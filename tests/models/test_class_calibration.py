@@ -14,7 +14,7 @@ from scipy import special, stats
 from bayeval._core.multiclass import CLASS_MEASURES, SCALAR_MEASURES, confusion_measures
 from bayeval.datasets import load_image_segments_pool
 from bayeval.models import ClassCalibration, DawidSkene
-from bayeval.models._class_cells import CellPrior
+from bayeval.models._class_cells import CellPrior, categorical
 from bayeval.simulate.crowds import class_answers
 from bayeval.simulate.multiclass_pools import MULTICLASS_POOLS, multiclass_pool
 
@@ -122,6 +122,25 @@ def test_the_draws_of_the_two_level_prior_match_the_exact_posterior_on_its_grid(
     assert np.all(np.abs(draws.mean(axis=1) - exact) < 5 * se), (draws.mean(axis=1), exact, se)
     # the pooling matters: class 1's two right answers alone (a uniform prior) give 3/4
     assert exact[1] - 0.75 > 0.1
+
+
+@pytest.mark.parametrize("axis", [1, -1])
+def test_categorical_draws_follow_their_weights_and_never_a_zero_one(axis):
+    # two rows of weights (one with a zero, one with a weight 300 orders below the others),
+    # 40,000 draws of each, the classes along `axis`; the tolerance is 5 binomial standard
+    # errors of each frequency
+    probability = np.array([[0.5, 0.0, 0.25, 0.25], [1e-300, 0.2, 0.3, 0.5]])
+    n = 40_000
+    with np.errstate(divide="ignore"):
+        log_weight = np.log(probability if axis == -1 else probability.T)
+    repeated = np.repeat(log_weight[None], n, axis=0)
+    drawn = categorical(repeated, np.random.default_rng(0), axis=axis)  # (n, row)
+    for row in range(2):
+        frequency = np.bincount(drawn[:, row], minlength=4) / n
+        se = np.sqrt(probability[row] * (1 - probability[row]) / n)
+        assert np.all(np.abs(frequency - probability[row]) <= 5 * se), (frequency, row)
+    assert not np.any(drawn[:, 0] == 1)  # weight zero: never drawn
+    assert not np.any(drawn[:, 1] == 0)  # a weight of 1e-300: drawn with that probability
 
 
 def _coverage(kind, design, runs=60, n_labels=300):
