@@ -24,7 +24,7 @@ class CellDraws:
 
     ``mu`` and ``kappa``: each accuracy group's typical accuracy and concentration (indices on
     :attr:`CellPrior.MU` and :attr:`CellPrior.KAPPA`, shape ``(n, groups)``); ``gamma``: the
-    slope of the disagreeing cells' accuracy in their judge's class size (index on
+    slope of the disagreeing cells' accuracy in the cell's odds ``w_jk`` (index on
     :attr:`CellPrior.GAMMA`, ``(n,)``); ``caught``: for each class ``k``, the share of the
     system's errors that are of class ``k`` where the judge says ``k`` and disagrees (``(n,
     C)``, zero without a judge); ``errors``: each predicted class's allocation of its other
@@ -58,16 +58,20 @@ class CellPrior:
     two groups: the cells where the judge agrees with the system and those where it does not,
     whose accuracies the labels must not be pooled across). The cells of group ``g`` draw
     theirs from ``Beta(kappa_g m, kappa_g (1 - m))`` with ``m = mu_g``, or where the judge
-    disagrees and says ``k``, ``logit m = logit mu_g + gamma w_k``: ``w_k`` the log of the
-    items the judge puts in class ``k`` (plus one) less its mean over the classes. (Where the
-    judge wrongly says a small class, the items are mostly the system's own class; where it
-    says a large one, mostly the system's errors.) The groups' typical accuracies ``mu_g`` come
+    disagrees and says ``k``, ``logit m = logit mu_g + gamma w_jk`` with ``w_jk = log(n_jk +
+    1) - log(n_kk + 1)`` less its mean over the pairs ``j != k``: ``n_jk`` the items the system
+    predicts ``j`` and the judge calls ``k``. (If the two were independent given the truth, the
+    system's errors in cell ``(j, k)`` would be mostly class-``k`` items it missed, as many as
+    ``n_kk`` times its rate of missing ``k`` for ``j``, so a cell large against ``n_kk`` holds
+    mostly the system's right answers and the judge's errors; this needs no label, and a judge
+    drawn to one class makes those cells large. ``gamma`` is learnt from the labels, so a judge
+    for which this does not hold costs the slope.) The groups' typical accuracies ``mu_g`` come
     from ``Beta(lam_t nu_g, lam_t (1 - nu_g))`` around a regression on the group's size,
     ``logit nu_g = alpha_t + beta_t z_g`` with ``z_g`` the log of its items (plus one) less the
     mean over its level's groups. There is one ``(alpha_t, beta_t, lam_t)`` for all the
     groups, or with a judge one for the agreeing groups and one (with ``gamma``) for the
     others. The priors: ``expit(alpha_t)`` uniform, ``beta_t ~ Normal(0, 1)``, ``gamma``
-    uniform on [-1.5, 1.5], ``kappa_g`` and ``lam_t`` log-uniform. The cells' accuracies are
+    uniform on [-1.5, 3], ``kappa_g`` and ``lam_t`` log-uniform. The cells' accuracies are
     integrated out (beta-binomial likelihoods), and the hyperparameters live on grids, so
     their posterior is computed exactly.
 
@@ -90,8 +94,10 @@ class CellPrior:
     LAM = np.geomspace(1.0, 2000.0, 24)
     #: the slope of nu's logit in the group's log size: steps of nu's grid (0.25), Normal(0, 1)
     BETA = np.linspace(-2.5, 2.5, 21)
-    #: the slope of a disagreeing cell's accuracy (logit) in its judge's class's log size
-    GAMMA = np.linspace(-1.5, 1.5, 7)
+    #: the slope of a disagreeing cell's accuracy (logit) in ``w_jk``: about one (more where
+    #: the accuracy is low) if the judge and the system err independently, zero if ``w_jk``
+    #: says nothing
+    GAMMA = np.linspace(-1.5, 3.0, 10)
     #: the most distinct draws kept; more draws reuse them
     KEPT = 2000
     #: chains of the errors' Gibbs sampler (with a judge), and the sweeps each discards
@@ -138,13 +144,16 @@ class CellPrior:
             + stats.norm.logpdf(self.BETA)[None, :]
         )
         self.nu_index = self._nu_index(cell_size)
-        # each cell's w: the judge's class's centred log size where the judge disagrees
+        # each cell's w_jk where the judge disagrees (k != j): log (n_jk + 1) / (n_kk + 1),
+        # centred over the pairs
         self.gammas = self.GAMMA if self.judged and cell_size is not None else np.zeros(1)
-        self.judge_size = np.zeros(self.cell_class.size)
+        self.judge_odds = np.zeros(self.cell_class.size)
         if self.gammas.size > 1:
-            log_size = np.log1p(np.bincount(self.cell_judge, weights=cell_size, minlength=C))
-            centred = log_size - log_size.mean()
-            self.judge_size[self.disagree] = centred[self.cell_judge[self.disagree]]
+            pair = np.zeros((C, C))  # items predicted j that the judge says k
+            np.add.at(pair, (self.cell_class, self.cell_judge), cell_size)
+            odds = np.log1p(pair) - np.log1p(np.diag(pair))[None, :]
+            w = odds - odds[self.other].mean()
+            self.judge_odds[self.disagree] = w[self.cell_class, self.cell_judge][self.disagree]
 
     def _nu_index(self, cell_size: np.ndarray | None) -> np.ndarray:
         """Return ``(groups, alpha, beta)``: the index on nu's grid of each group's mean.
@@ -166,21 +175,21 @@ class CellPrior:
         alpha = np.arange(self.NU.size)[None, :, None]
         return np.clip(alpha + shift[:, None, :], 0, self.NU.size - 1)
 
-    def _cell_means(self, mu: np.ndarray, gamma: np.ndarray, judge_size: np.ndarray) -> np.ndarray:
+    def _cell_means(self, mu: np.ndarray, gamma: np.ndarray, judge_odds: np.ndarray) -> np.ndarray:
         """Return a cell's prior mean accuracy: ``logit m = logit mu + gamma w`` (broadcast)."""
-        return special.expit(special.logit(mu) + gamma * judge_size)
+        return special.expit(special.logit(mu) + gamma * judge_odds)
 
     def _likelihood(self, labelled_cells: np.ndarray) -> np.ndarray:
         """Return ``log P(labels of group g's cells | gamma, mu, kappa)``: (gamma, mu, kappa, G).
 
         Only the labelled cells count (an unlabelled cell's likelihood is one), and cells of
-        equal counts and judge's class size share their beta-binomial terms. A cell without a
+        equal counts and ``w_jk`` share their beta-binomial terms. A cell without a
         slope (``w = 0``: the judge agrees, or there is no judge) is the same at every
         ``gamma`` and is computed once.
         """
         right, wrong = self._right_wrong(labelled_cells)
         cells = np.flatnonzero(right + wrong > 0)
-        key = np.column_stack([right[cells], wrong[cells], self.judge_size[cells]])
+        key = np.column_stack([right[cells], wrong[cells], self.judge_odds[cells]])
         unique, inverse = np.unique(key, axis=0, return_inverse=True)
         per_group = np.zeros((unique.shape[0], self.top.size))  # cells of each kind per group
         np.add.at(per_group, (inverse.ravel(), self.cell_group[cells]), 1.0)
@@ -221,12 +230,12 @@ class CellPrior:
         mu_likelihood = special.logsumexp(likelihood, axis=2)  # kappa out: (gamma, mu, group)
         kept = min(n, self.KEPT)
         nu, lam = np.empty((kept, G), dtype=np.int64), np.empty((kept, G), dtype=np.int64)
-        gamma = np.full(kept, Q // 2)  # the agreeing level's cells have no slope (w = 0)
+        gamma = np.zeros(kept, dtype=np.int64)  # any: the agreeing cells have w = 0
         # the groups the labels inform (an unlabelled group's likelihood is a constant)
         labelled = np.bincount(self.cell_group, weights=labelled_cells.sum(axis=1), minlength=G) > 0
         for t in range(self.n_top):
             groups = np.flatnonzero(self.top == t)
-            slopes = np.arange(Q) if t == 1 else np.array([Q // 2])
+            slopes = np.arange(Q) if t == 1 else np.array([0])
             # log P(gamma, alpha, beta, lam | labels) up to a constant, from each labelled
             # group's likelihood at every (nu, lam) with mu summed out
             informed = groups[labelled[groups]]
@@ -319,7 +328,7 @@ class CellPrior:
         right, wrong = self._right_wrong(labelled_cells[cells], cells)
         group, judge = self.cell_group[cells], self.cell_judge[cells]
         mean = self._cell_means(
-            self.MU[draws.mu][:, group], self.gammas[draws.gamma][:, None], self.judge_size[cells]
+            self.MU[draws.mu][:, group], self.gammas[draws.gamma][:, None], self.judge_odds[cells]
         )
         kappa = self.KAPPA[draws.kappa][:, group]
         accuracy = rng.beta(kappa * mean + right, kappa * (1 - mean) + wrong)

@@ -63,9 +63,9 @@ class ClassCalibration:
     confusion matrix on the whole pool. With an automatic judge's class for every item
     (``posterior(..., judge=...)``), each cell is cut by the judge's class too, and the
     accuracies are pooled apart where the judge agrees with the system and where it does not.
-    Where it disagrees and says ``k``, the cell's accuracy trends with the size of class ``k``
-    (one slope ``gamma``), and an error is of class ``k`` with a probability ``rho_k`` learnt
-    from the labels (:class:`~bayeval.models._class_cells.CellPrior`; model card: "An
+    Where it disagrees and says ``k``, the cell's accuracy trends (one slope ``gamma``) with
+    the log of its items against the items both call ``k``, and an error is of class ``k``
+    with a probability ``rho_k`` learnt from the labels (:class:`~bayeval.models._class_cells.CellPrior`; model card: "An
     automatic judge on every item").
 
     Parameters

@@ -107,7 +107,7 @@ class ActiveStratified(StrataDesign):
     >>> agree = judge == predicted
     >>> labelled, _ = sampler.labelled()
     >>> round(float(agree[labelled].mean()), 2), round(float(agree.mean()), 2)  # labels, pool
-    (0.51, 0.59)
+    (0.49, 0.59)
     """
 
     method = "active_stratified"

@@ -38,6 +38,25 @@ def test_each_cell_holds_one_predicted_class_and_one_judges_class():
     assert dt["posterior"].attrs["judged"] == 1
 
 
+def test_a_disagreeing_cells_covariate_is_its_items_against_the_items_both_call_the_judges():
+    # three classes, one stratum; n[j, k] items predicted j that the judge calls k. A
+    # disagreeing cell (j, k) gets log((n_jk + 1) / (n_kk + 1)) less the mean over the six
+    # pairs j != k; an agreeing cell gets 0
+    n = np.array([[500, 40, 3], [30, 200, 9], [8, 1, 90]])
+    predicted, judge = np.nonzero(np.ones((3, 3)))
+    items = np.repeat(np.arange(9), n.ravel())
+    spec = ClassCalibration(n_classes=3)
+    cell = spec.cells(predicted[items], judge=judge[items])
+    prior = CellPrior(predicted[items], 3, 1, levels=3, cell_size=np.bincount(cell, minlength=9))
+    odds = np.log(n + 1.0) - np.log(np.diag(n) + 1.0)[None, :]
+    off = ~np.eye(3, dtype=bool)
+    expected = np.where(off, odds - odds[off].mean(), 0.0)
+    np.testing.assert_allclose(prior.judge_odds[cell], expected[predicted[items], judge[items]])
+    # the direction: cell (1, 0), 30 items against the 500 both call 0, ranks above cell
+    # (0, 2), 3 items against the 90 both call 2
+    assert expected[1, 0] > expected[0, 2]
+
+
 def test_the_cells_where_the_judge_disagrees_do_not_move_the_cells_where_it_agrees():
     # two classes: the agreeing groups share one (alpha, beta, lam) and the others another, so
     # given the agreeing cells' labels their groups' posterior is the one the model without a
@@ -152,16 +171,17 @@ def test_twenty_classes_under_a_judge_keep_every_class_recall(judge_kind):
     # twenty Zipf-sized classes, 400 cells: each judge here broke one design the model card
     # records (an error allocation per cell broke the coin flip's small classes' recall, one
     # share of errors caught by the judge broke the accurate and the biased judge)
-    # measured (40 runs): scalar measures 0.85-0.975, the classes' recall 0.94-0.99 on average
-    # and at least 0.60 (the commonest class with the coin flip; 0.35 of 100 runs with an
-    # allocation per cell, benchmarks/README.md); the commonest classes' precision is the known
-    # limit (model card): 0.55-0.85 for the least covered class
+    # measured (40 runs): scalar measures 0.85-0.95, the classes' recall 0.95-1.00 on average
+    # and at least 0.65 (the commonest class with the coin flip; 0.35 of 100 runs with an
+    # allocation per cell, benchmarks/README.md), precision at least 0.85 (the commonest
+    # class's under the biased judge 0.55 when a disagreeing cell's accuracy trended with the
+    # size of the judge's class alone)
     coverage, _ = _coverage("many-classes", judge_kind, runs=40)
     for name in SCALAR_MEASURES:
         assert coverage[name] >= 32 / 40, (name, coverage[name])  # P(fail) 1e-4 if calibrated
-    recall = coverage["recall"]
-    assert np.mean(recall) >= 0.9 and np.min(recall) >= 0.5, recall
-    assert np.mean(coverage["precision"]) >= 0.9, coverage["precision"]
+    for name in CLASS_MEASURES:
+        share = coverage[name]
+        assert np.mean(share) >= 0.9 and np.min(share) >= 0.5, (name, share)
 
 
 def test_a_pool_with_a_judge_gives_the_models_posterior_with_that_judge():
