@@ -194,11 +194,11 @@ class CellPrior:
         per_group = np.zeros((unique.shape[0], self.top.size))  # cells of each kind per group
         np.add.at(per_group, (inverse.ravel(), self.cell_group[cells]), 1.0)
         out = np.zeros((self.gammas.size, self.MU.size, self.KAPPA.size, self.top.size))
-        for size in np.unique(unique[:, 2]):
-            same = unique[:, 2] == size
+        for odds in np.unique(unique[:, 2]):
+            same = unique[:, 2] == odds
             r, w = unique[same, :2].T
-            gammas = self.gammas if size != 0 else self.gammas[:1]
-            mean = self._cell_means(self.MU[None, :], gammas[:, None], size)[..., None, None]
+            gammas = self.gammas if odds != 0 else self.gammas[:1]
+            mean = self._cell_means(self.MU[None, :], gammas[:, None], odds)[..., None, None]
             a = self.KAPPA[None, None, :, None] * mean
             b = self.KAPPA[None, None, :, None] * (1 - mean)
             out += (special.betaln(a + r, b + w) - special.betaln(a, b)) @ per_group[same]
@@ -299,14 +299,15 @@ class CellPrior:
         caught_draws, error_draws = np.empty((sweeps, chains, C)), np.empty((sweeps, chains, C, C))
         of_class = np.eye(C)[k]  # (j, k) pairs to the judge's class k
         caught = rng.binomial(count, 0.5, size=(chains, count.size))
+        base = np.broadcast_to(self.error_share + plain, (chains, C, C))
         for sweep in range(burn + sweeps):
-            alpha = np.broadcast_to(self.error_share + plain, (chains, C, C)).copy()
+            alpha = base.copy()
             alpha[:, j, k] += count - caught
             errors = dirichlet(rng, alpha, where=self.other)
             hits, misses = caught @ of_class, missed + (count - caught) @ of_class
             rho = rng.beta(1.0 + hits, 1.0 + misses)
-            odds = rho[:, k] / (rho[:, k] + (1.0 - rho[:, k]) * errors[:, j, k])
-            caught = rng.binomial(count, odds)
+            p_caught = rho[:, k] / (rho[:, k] + (1.0 - rho[:, k]) * errors[:, j, k])
+            caught = rng.binomial(count, p_caught)
             if sweep >= burn:
                 caught_draws[sweep - burn] = rho
                 error_draws[sweep - burn] = errors

@@ -52,9 +52,6 @@ def test_a_disagreeing_cells_covariate_is_its_items_against_the_items_both_call_
     off = ~np.eye(3, dtype=bool)
     expected = np.where(off, odds - odds[off].mean(), 0.0)
     np.testing.assert_allclose(prior.judge_odds[cell], expected[predicted[items], judge[items]])
-    # the direction: cell (1, 0), 30 items against the 500 both call 0, ranks above cell
-    # (0, 2), 3 items against the 90 both call 2
-    assert expected[1, 0] > expected[0, 2]
 
 
 def test_the_cells_where_the_judge_disagrees_do_not_move_the_cells_where_it_agrees():
