@@ -125,7 +125,6 @@ class CellPrior:
         # accuracy groups: the predicted class, and with a judge whether it agrees
         kinds = 2 if self.judged else 1
         self.cell_group = self.cell_class * kinds + self.disagree
-        self.group_start = np.flatnonzero(np.diff(self.cell_group, prepend=-1))
         self.top = np.arange(C * kinds) % kinds  # each group's level (alpha, beta, lam)
         self.n_top = kinds
         # log P(mu | nu, lam) of each mu of the grid (its density times its interval's width),
