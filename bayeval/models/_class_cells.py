@@ -79,11 +79,14 @@ class CellPrior:
     ``c`` with probability ``e_j[c]``, ``e_j ~ Dirichlet(s_j)`` (``s_j`` the other classes in
     proportion to how often they are predicted, plus one each, total weight one), whatever the
     stratum. With a judge, an error where the judge says ``k != j`` is of class ``k`` with
-    probability ``rho_k`` ("caught" by the judge) and otherwise follows ``e_j``; ``rho_k ~
-    Uniform(0, 1)`` is learnt from every cell where the judge says ``k`` and disagrees. A judge
-    right about the system's errors thus sends them to its class, a judge drawn to one class
-    is trusted there only as far as the labels show, and one that says nothing leaves each
-    class's errors pooled over its answers.
+    probability ``rho_k`` ("caught" by the judge) and otherwise follows ``e_j``. ``rho_k`` is
+    learnt from every cell where the judge says ``k`` and disagrees, and pooled over the
+    classes: ``rho_k ~ Beta(s m, s (1 - m))``, ``m`` uniform and ``s`` log-uniform on grids
+    (``s`` from 2, where ``m = 1/2`` is the uniform prior, to 1,000, one ``rho`` for all).
+    A judge right about the system's errors thus sends them to its class, one that says
+    nothing is learnt to catch nothing from all the classes' few errors together, and a judge
+    drawn to one class is trusted there only as far as that class's labels show (a small
+    ``s`` lets its ``rho_k`` stand apart).
     """
 
     # grids even in the logit of mu and nu (near-perfect systems resolved) and in the log of
@@ -98,6 +101,12 @@ class CellPrior:
     #: the accuracy is low) if the judge and the system err independently, zero if ``w_jk``
     #: says nothing
     GAMMA = np.linspace(-1.5, 3.0, 10)
+    #: the pooled prior of the judge's catches, ``rho_k ~ Beta(s m, s (1 - m))``: ``m`` even in
+    #: its logit (each point weighted by its interval's width, uniform), ``s`` log-uniform;
+    #: ``s m >= 0.036`` keeps a ``rho_k`` draw from underflowing to zero
+    CATCH_MEAN = special.expit(np.linspace(-4.0, 4.0, 17))
+    CATCH_MEAN_EDGES = np.linspace(-4.25, 4.25, 18)
+    CATCH_CONCENTRATION = np.geomspace(2.0, 1000.0, 10)
     #: the most distinct draws kept; more draws reuse them
     KEPT = 2000
     #: chains of the errors' Gibbs sampler (with a judge), and the sweeps each discards
@@ -266,12 +275,13 @@ class CellPrior:
         """Return ``(caught, errors)``: ``n`` posterior draws of every ``rho_k`` and ``e_j``.
 
         Without a judge the allocations' posteriors are Dirichlet. With one, a Gibbs chain
-        alternates the allocations given the errors not caught by the judge, each ``rho_k``
-        given how many were, and how many of the labelled errors of class ``k`` where the judge
-        says ``k`` and disagrees were caught: ``Binomial(count, rho_k / (rho_k + (1 - rho_k)
-        e_j[k]))``. ``ERROR_CHAINS`` chains run side by side, each ``ERROR_BURN`` sweeps
-        discarded; where no such error is labelled nothing is imputed, and every sweep is an
-        independent draw from the posterior.
+        alternates the allocations given the errors not caught by the judge; the pooling's
+        ``(m, s)`` (``rho`` summed out) and then each ``rho_k`` given how many were; and how
+        many of the labelled errors of class ``k`` where the judge says ``k`` and disagrees
+        were caught: ``Binomial(count, rho_k / (rho_k + (1 - rho_k) e_j[k]))``.
+        ``ERROR_CHAINS`` chains run side by side, each ``ERROR_BURN`` sweeps discarded; where
+        no such error is labelled nothing is imputed, and every sweep is an independent draw
+        from the posterior.
         """
         C = self.n_classes
         wrong = np.where(self.correct, 0.0, labelled_cells)  # (cells, C): labelled errors
@@ -290,22 +300,26 @@ class CellPrior:
         )
         j, k = np.nonzero(ambiguous)
         count = ambiguous[j, k].astype(np.int64)
+        of_class = np.eye(C, dtype=np.int64)[k]  # (j, k) pairs to the judge's class k
+        # each rho_k's trials: the errors where the judge says k and disagrees, caught or not
+        trials = missed.astype(np.int64) + count @ of_class
+        catch = _CatchPooling(self, trials, count @ of_class)
         plain = by_class - ambiguous  # errors that only the allocations explain
         kept = min(n, self.KEPT)
         chains = min(kept, self.ERROR_CHAINS)
         sweeps = -(-kept // chains)  # kept per chain
         burn = self.ERROR_BURN if count.size else 0
         caught_draws, error_draws = np.empty((sweeps, chains, C)), np.empty((sweeps, chains, C, C))
-        of_class = np.eye(C)[k]  # (j, k) pairs to the judge's class k
         caught = rng.binomial(count, 0.5, size=(chains, count.size))
         base = np.broadcast_to(self.error_share + plain, (chains, C, C))
         for sweep in range(burn + sweeps):
             alpha = base.copy()
             alpha[:, j, k] += count - caught
             errors = dirichlet(rng, alpha, where=self.other)
-            hits, misses = caught @ of_class, missed + (count - caught) @ of_class
-            rho = rng.beta(1.0 + hits, 1.0 + misses)
-            p_caught = rho[:, k] / (rho[:, k] + (1.0 - rho[:, k]) * errors[:, j, k])
+            rho = catch.draw(caught @ of_class, rng)
+            # both terms underflowing to zero is a state of no weight: none caught
+            either = np.maximum(rho[:, k] + (1.0 - rho[:, k]) * errors[:, j, k], 1e-300)
+            p_caught = rho[:, k] / either
             caught = rng.binomial(count, p_caught)
             if sweep >= burn:
                 caught_draws[sweep - burn] = rho
@@ -344,6 +358,41 @@ class CellPrior:
         """Return the labelled items of ``cells`` of their predicted class, and the others."""
         right = (labelled_cells * self.correct[cells]).sum(axis=1)
         return right, labelled_cells.sum(axis=1) - right
+
+
+class _CatchPooling:
+    """The pooled prior of the judge's catches and its posterior given how many were caught.
+
+    ``rho_k ~ Beta(s m, s (1 - m))`` with ``(m, s)`` on :class:`CellPrior`'s grids. Given
+    ``hits_k`` of ``trials_k`` caught, ``(m, s)``'s posterior is the prior times a product of
+    beta-binomial terms (``rho`` summed out), tabulated here for every ``hits_k`` from 0 to
+    ``most_hits_k`` (the trials less the errors known not to be caught), and then each
+    ``rho_k ~ Beta(s m + hits_k, s (1 - m) + trials_k - hits_k)``.
+    """
+
+    def __init__(self, prior: CellPrior, trials: np.ndarray, most_hits: np.ndarray):
+        m, s = (x.ravel() for x in np.meshgrid(prior.CATCH_MEAN, prior.CATCH_CONCENTRATION))
+        self.a, self.b, self.trials = s * m, s * (1 - m), trials
+        width = np.diff(special.expit(prior.CATCH_MEAN_EDGES))  # m uniform, s log-uniform
+        self.log_prior = np.log(np.tile(width, prior.CATCH_CONCENTRATION.size))
+        # columns: for each class k, hits 0 .. most_hits_k; log P(hits_k | m, s) up to the
+        # binomial coefficient (the same for every state)
+        self.offset = np.concatenate([[0], np.cumsum(most_hits + 1)[:-1]])
+        owner = np.repeat(np.arange(trials.size), most_hits + 1)
+        hits = np.arange(owner.size) - self.offset[owner]
+        a, b, s, n = self.a[:, None], self.b[:, None], s[:, None], trials[owner]
+        self.table = (
+            special.gammaln(a + hits) - special.gammaln(a)
+            + special.gammaln(b + n - hits) - special.gammaln(b)
+            - special.gammaln(s + n) + special.gammaln(s)
+        )  # fmt: skip
+
+    def draw(self, hits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Return one ``rho`` draw per row of ``hits`` (``(chains, C)``), ``(m, s)`` drawn first."""
+        log_weight = self.log_prior[:, None] + self.table[:, self.offset + hits].sum(axis=-1)
+        state = categorical(log_weight, rng, axis=0)
+        a, b = self.a[state][:, None], self.b[state][:, None]
+        return rng.beta(a + hits, b + self.trials - hits)
 
 
 def categorical(log_weight: np.ndarray, rng: np.random.Generator, axis: int = 0) -> np.ndarray:

@@ -65,7 +65,7 @@ class ClassCalibration:
     accuracies are pooled apart where the judge agrees with the system and where it does not.
     Where it disagrees and says ``k``, the cell's accuracy trends (one slope ``gamma``) with
     the log of its items against the items both call ``k``, and an error is of class ``k``
-    with a probability ``rho_k`` learnt from the labels
+    with a probability ``rho_k`` learnt from the labels, pooled over the classes
     (:class:`~bayeval.models._class_cells.CellPrior`; model card: "An automatic judge on every
     item").
 

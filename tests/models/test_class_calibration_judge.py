@@ -83,31 +83,46 @@ def test_the_cells_where_the_judge_disagrees_do_not_move_the_cells_where_it_agre
 def test_the_errors_caught_by_the_judge_match_their_exact_posterior():
     # three classes, a judge; only the system's class 0 has labelled errors: where the judge
     # says 1, two errors of class 1 (caught by the judge, or of class 1 by the allocation e_0)
-    # and one of class 2; where it agrees, one of class 2. The likelihood of rho_1 and e_0 =
-    # (e_01, e_02) is (rho_1 + (1 - rho_1) e_01)^2 (1 - rho_1) e_02 e_02; expanding the square,
-    # each term integrates in closed form under rho_1 ~ Beta(1, 1) and e_0 ~ Dirichlet(s_0)
+    # and six of class 2; where it agrees, one of class 2. The likelihood of rho_1 and e_0 =
+    # (e_01, e_02) is (rho_1 + (1 - rho_1) e_01)^2 ((1 - rho_1) e_02)^6 e_02; expanding the
+    # square, each term integrates in closed form under rho_1 ~ Beta(s m, s (1 - m)) and e_0 ~
+    # Dirichlet(s_0), and the pooling's (m, s) is summed over its grid. The six misses pull
+    # rho_1 down, and through the pooling rho_2, which has no labels of its own
     predicted = np.array([0, 0, 0, 1, 1, 2])  # s_0: classes 1 and 2 as 2 + 1 to 1 + 1, weight 1
     prior = CellPrior(predicted, n_classes=3, n_strata=1, levels=3, cell_size=np.full(9, 10))
     labelled = np.zeros((9, 3))  # cells (predicted, rank of the judge's class): 0 * 3 + rank
     labelled[0] = [4, 0, 1]  # the judge agrees: four right, one error of class 2
-    labelled[1] = [0, 2, 1]  # the judge says 1
+    labelled[1] = [0, 2, 6]  # the judge says 1
     s1, s2 = 3 / 5, 2 / 5
 
     def moment(p, q):  # E[e_01^p e_02^q] under Dirichlet(s1, s2)
         return np.exp(special.betaln(s1 + p, s2 + q) - special.betaln(s1, s2))
 
-    terms = [(m, special.comb(2, m)) for m in range(3)]  # rho^m ((1 - rho) e_01)^(2 - m)
-    z = sum(c * special.beta(m + 1, 4 - m) * moment(2 - m, 2) for m, c in terms)
-    rho = sum(c * special.beta(m + 2, 4 - m) * moment(2 - m, 2) for m, c in terms) / z
-    e01 = sum(c * special.beta(m + 1, 4 - m) * moment(3 - m, 2) for m, c in terms) / z
+    # the pooling's grid: m uniform (each point weighted by its interval's width), s
+    # log-uniform; a, b the Beta's parameters at every (m, s)
+    m, s = np.meshgrid(prior.CATCH_MEAN, prior.CATCH_CONCENTRATION)
+    weight = np.diff(special.expit(prior.CATCH_MEAN_EDGES))[None, :]
+    a, b = s * m, s * (1 - m)
+
+    def rho_moment(p, q):  # E[rho^p (1 - rho)^q | m, s]
+        return special.beta(a + p, b + q) / special.beta(a, b)
+
+    terms = [(n, special.comb(2, n)) for n in range(3)]  # rho^n ((1 - rho) e_01)^(2 - n)
+    z = weight * sum(c * rho_moment(n, 8 - n) * moment(2 - n, 7) for n, c in terms)
+    rho = (weight * sum(c * rho_moment(n + 1, 8 - n) * moment(2 - n, 7) for n, c in terms)).sum()
+    e01 = (weight * sum(c * rho_moment(n, 8 - n) * moment(3 - n, 7) for n, c in terms)).sum()
+    rho, e01 = rho / z.sum(), e01 / z.sum()
+    # rho_2 has no data of its own: the pooling's mean m (0.26 here; 1/2 were it not pooled)
+    rho_2 = (z * m).sum() / z.sum()
     prior.KEPT = 40_000
     caught, errors = prior.error_draws(labelled, 40_000, np.random.default_rng(0))
-    draws = np.stack([caught[:, 1], errors[:, 0, 1]])
-    # a Gibbs chain: the standard error from the means of 40 batches of 1,000 sweeps
-    se = draws.reshape(2, 40, -1).mean(axis=2).std(axis=1, ddof=1) / np.sqrt(40)
-    assert np.all(np.abs(draws.mean(axis=1) - [rho, e01]) < 5 * se), (draws.mean(1), rho, e01, se)
-    # the judge's other classes keep their prior, and without a judge nothing is caught
-    assert abs(caught[:, 2].mean() - 0.5) < 0.01
+    draws = np.stack([caught[:, 1], errors[:, 0, 1], caught[:, 2]])
+    # 20 Gibbs chains of 2,000 sweeps, stored chain by chain: the standard error from the
+    # means of 40 batches of 1,000 sweeps, each batch half a chain
+    se = draws.reshape(3, 40, -1).mean(axis=2).std(axis=1, ddof=1) / np.sqrt(40)
+    exact = [rho, e01, rho_2]
+    assert np.all(np.abs(draws.mean(axis=1) - exact) < 5 * se), (draws.mean(1), exact, se)
+    # without a judge nothing is caught
     alone = CellPrior(predicted, n_classes=3, n_strata=1)
     assert not alone.error_draws(labelled[[0, 3, 6]], 10, np.random.default_rng(0))[0].any()
 
@@ -164,21 +179,24 @@ def test_intervals_cover_with_a_judge_that_helps_misleads_or_says_nothing(kind, 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("judge_kind", ["accurate", "biased", "uninformative"])
-def test_twenty_classes_under_a_judge_keep_every_class_recall(judge_kind):
+def test_twenty_classes_under_a_judge_keep_every_class_measure(judge_kind):
     # twenty Zipf-sized classes, 400 cells: each judge here broke one design the model card
     # records (an error allocation per cell broke the coin flip's small classes' recall, one
-    # share of errors caught by the judge broke the accurate and the biased judge)
-    # measured (40 runs): scalar measures 0.85-0.97, the classes' recall 0.95-1.00 on average
-    # and at least 0.65 (the commonest class with the coin flip; 0.35 of 100 runs with an
-    # allocation per cell, benchmarks/README.md), precision at least 0.85 (the commonest
-    # class's under the biased judge 0.55 when a disagreeing cell's accuracy trended with the
-    # size of the judge's class alone)
+    # share of errors caught by the judge broke the accurate and the biased judge, a uniform
+    # prior on each class's share caught by the judge the coin flip's commonest class's recall)
+    # measured (40 runs): scalar measures 0.85-1.00; every class measure 0.96-1.00 on average
+    # and at least 0.85 (the commonest class's recall with the coin flip 0.65 with rho_k not
+    # pooled, 0.35 of 100 runs with an allocation per cell, benchmarks/README.md; the
+    # commonest class's precision under the biased judge 0.55 when a disagreeing cell's
+    # accuracy trended with the size of the judge's class alone). A class whose interval
+    # covers 0.9 falls below 28 / 40 with probability 9e-5 (binomial), in any of the 60
+    # checks about 0.005
     coverage, _ = _coverage("many-classes", judge_kind, runs=40)
     for name in SCALAR_MEASURES:
         assert coverage[name] >= 32 / 40, (name, coverage[name])  # P(fail) 1e-4 if calibrated
     for name in CLASS_MEASURES:
         share = coverage[name]
-        assert np.mean(share) >= 0.9 and np.min(share) >= 0.5, (name, share)
+        assert np.mean(share) >= 0.9 and np.min(share) >= 28 / 40, (name, share)
 
 
 def test_a_pool_with_a_judge_gives_the_models_posterior_with_that_judge():
