@@ -48,7 +48,7 @@ def positives_from_uniforms(
     labelled: np.ndarray,
     ones: np.ndarray,
 ) -> np.ndarray:
-    """Return each cell's positives in all, labelled or not, per draw: ``(n_draws, n_cells)``.
+    """Return each cell's positives in all, labelled or not, per draw: ``(n_draws, n_cells)`` int32.
 
     The unlabelled items of a cell hold a beta-binomial number of positives (the rate
     ``Beta(a + ones, b + labelled - ones)``, then binomial); each draw inverts its cumulative
@@ -67,9 +67,10 @@ def positives_from_uniforms(
     a, b = prior
     alpha, beta = a + ones, b + labelled - ones
     left = sizes - labelled
-    positives = np.repeat(ones[None, :].astype(np.int64), uniforms.shape[0], axis=0)
-    single = np.flatnonzero(left == 1)  # beta-binomial of one item: Bernoulli of the mean
-    positives[:, single] += uniforms[:, single] < alpha[single] / (alpha[single] + beta[single])
+    # a cell of one unlabelled item is a Bernoulli of the rate's mean: one comparison for every
+    # such cell at once (the other cells compare against -1, never true)
+    threshold = np.where(left == 1, alpha / (alpha + beta), -1.0)
+    positives = (uniforms < threshold).astype(np.int32) + ones.astype(np.int32)
     for c in np.flatnonzero(left > 1):
         cdf = np.cumsum(_beta_binomial_pmf(int(left[c]), alpha[c], beta[c]))
         positives[:, c] += np.minimum(np.searchsorted(cdf, uniforms[:, c]), left[c])
@@ -137,8 +138,10 @@ def confusion_from_true_positives(
     tp = true_positives
     fp = predicted[None, :] - tp
     fn = positives[:, None] - tp
-    tn = n_items - tp - fp - fn
-    return np.stack([np.stack([tn, fp], -1), np.stack([fn, tp], -1)], axis=-2)
+    counts = np.empty((*tp.shape, 2, 2))  # filled in place: faster than stacking
+    counts[..., 0, 0], counts[..., 0, 1] = n_items - tp - fp - fn, fp
+    counts[..., 1, 0], counts[..., 1, 1] = fn, tp
+    return counts
 
 
 def best_in_draws(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:

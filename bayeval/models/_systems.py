@@ -50,7 +50,7 @@ def measure_from_counts(measure: Any, counts: np.ndarray) -> np.ndarray:
         return confusion_measures(counts)[measure.name]
     n = counts.sum(axis=(-1, -2))
     if measure.name == "accuracy":
-        return np.trace(counts, axis1=-2, axis2=-1) / n
+        return np.einsum("...cc->...", counts) / n  # the diagonal's sum (faster than np.trace)
     # loss_table(predictions=j)[j, c] is the loss vector of an item of class c predicted j
     table = measure.loss_table(predictions=np.array([0, 1]))  # (prediction, label, dim)
     mean_loss = np.einsum("...cj,jcd->...d", counts, table) / n[..., None]

@@ -157,7 +157,10 @@ class PatternDraws:
     true positives are updated by that cell alone, and a label costs ``draws x K`` operations
     rather than ``draws x cells x K``. The weight of the vote is drawn the same way: each draw
     keeps a uniform and takes the weight at which the weights' posterior distribution passes
-    it, so a label redraws every cell only in the draws whose weight it moves.
+    it, so a label redraws every cell only in the draws whose weight it moves. The draws are
+    kept (the rows of the arrays below) in the order of their weight's uniforms, so those a
+    label moves are a few runs of rows, redrawn in place; :meth:`to_datatree` shows them in the
+    random order in which those uniforms were drawn.
 
     Attributes
     ----------
@@ -202,7 +205,13 @@ class PatternDraws:
         self.labelled = np.zeros(n_cells, dtype=np.int64)
         self.ones = np.zeros(n_cells, dtype=np.int64)
         self._uniforms = rng.random((n_draws, n_cells), dtype=np.float32)
-        self._weight_uniforms = rng.random(n_draws)
+        # the draws are kept in the order of their weight's uniform, so the draws of one weight,
+        # and those a label moves to another, are runs of rows (views, not copies);
+        # to_datatree shows them in the order the uniforms were drawn, a random one
+        weight_uniforms = rng.random(n_draws)
+        order = np.argsort(weight_uniforms)
+        self._weight_uniforms = weight_uniforms[order]
+        self._shown = np.argsort(order)  # draw i as shown is kept as row _shown[i]
         # float32 keeps the counts exact (integers below 2**24) at half the cost of float64
         self._said_one = self.patterns.astype(np.float32)
         self.vote = self.patterns.mean(axis=1, dtype=float)  # the share of systems that say 1
@@ -222,14 +231,14 @@ class PatternDraws:
         self._true_positives = np.zeros((n_draws, self.patterns.shape[1]))
         self.unlabelled_rate = np.zeros((n_draws, n_cells), dtype=np.float32)
         self.unlabelled_rate_mean = np.zeros(n_cells)
-        self._redraw(np.arange(n_draws), slice(None))
+        self._redraw_runs(np.ones(n_draws, dtype=bool))
 
     def tell(self, positions: np.ndarray, labels: np.ndarray) -> None:
         """Count the labels of items not labelled before (positions and 0/1 labels)."""
         cells = np.unique(self.cell[positions])
         np.add.at(self.labelled, self.cell[positions], 1)
         np.add.at(self.ones, self.cell[positions], np.asarray(labels, dtype=np.int64))
-        unmoved = np.arange(self.weight.size)
+        moved = np.zeros(self.weight.size, dtype=bool)
         if self.vote_rule == "learned":
             self.weight_probabilities = kernel.vote_weight_probabilities(
                 self.prior, self.vote, self.labelled, self.ones
@@ -237,10 +246,11 @@ class PatternDraws:
             weight = self._weights_at_uniforms()
             moved = weight != self.weight
             self.weight = weight
-            if moved.any():  # these draws' priors moved in every cell
-                self._redraw(np.flatnonzero(moved), slice(None))
-                unmoved = np.flatnonzero(~moved)
-        self._redraw(unmoved, cells)
+            self._redraw_runs(moved)  # these draws' priors moved in every cell
+        unmoved = np.flatnonzero(~moved)
+        for w in np.unique(self.weight[unmoved]):
+            rows = unmoved[self.weight[unmoved] == w]
+            self._redraw(np.ix_(rows, cells), rows, cells, w)
 
     def _weights_at_uniforms(self) -> np.ndarray:
         """Each draw's weight: the inverse of the weights' distribution at the draw's uniform."""
@@ -248,35 +258,39 @@ class PatternDraws:
         index = np.searchsorted(cdf, self._weight_uniforms * cdf[-1], side="right")
         return np.asarray(kernel.VOTE_GRID)[np.minimum(index, cdf.size - 1)]
 
-    def _redraw(self, rows: np.ndarray, cells: np.ndarray | slice) -> None:
-        """Redraw the positives of ``cells`` (a slice: all) in the draws ``rows``, and the sums."""
+    def _redraw_runs(self, moved: np.ndarray) -> None:
+        """Redraw every cell of the draws ``moved`` (a mask), one run of rows at a time.
 
-        def block(at: np.ndarray):  # whole rows are gathered much faster than a grid
-            return at if isinstance(cells, slice) else np.ix_(at, cells)
+        A run has one weight: the rows' weights are sorted, so a run ends where the mask or the
+        weight changes.
+        """
+        ends = np.flatnonzero(np.diff(moved) | (np.diff(self.weight) != 0)) + 1
+        for start, stop in zip(np.r_[0, ends], np.r_[ends, moved.size], strict=True):
+            if moved[start]:
+                rows = slice(start, stop)
+                self._redraw(rows, rows, slice(None), self.weight[start])
 
+    def _redraw(self, block, rows, cells, w: float) -> None:
+        """Redraw the positives of ``cells`` in the draws ``rows``, all of weight ``w``.
+
+        ``block`` indexes both in a ``(draws, cells)`` array; the sums that follow from the
+        positives (each system's true positives, the rates) are updated by the change.
+        """
         vote, sizes, labelled, ones = (
             x[cells] for x in (self.vote, self.sizes, self.labelled, self.ones)
         )
-        new = np.empty((rows.size, sizes.size), dtype=np.int32)
-        weights = self.weight[rows]
-        for w in np.unique(weights):
-            at = weights == w
-            new[at] = kernel.positives_from_uniforms(
-                self._uniforms[block(rows[at])],
-                (self.prior[0] + w * vote, self.prior[1] + w * (1 - vote)),
-                sizes,
-                labelled,
-                ones,
-            )
-        change = new - self.positives[block(rows)]
+        prior = (self.prior[0] + w * vote, self.prior[1] + w * (1 - vote))
+        new = kernel.positives_from_uniforms(self._uniforms[block], prior, sizes, labelled, ones)
+        change = new - self.positives[block]
         self._true_positives[rows] += change.astype(np.float32) @ self._said_one[cells]
         self._total[rows] += change.sum(axis=1)
-        self.positives[block(rows)] = new
-        left = sizes - labelled
-        rate = np.divide(new - ones, left, out=np.zeros(new.shape, np.float32), where=left > 0)
-        rate_change = (rate - self.unlabelled_rate[block(rows)]).sum(axis=0, dtype=float)
+        self.positives[block] = new
+        # the share of positives among the unlabelled items; 0 where none is left (x / inf)
+        left = np.where(sizes > labelled, sizes - labelled, np.inf).astype(np.float32)
+        rate = (new - ones.astype(np.int32)).astype(np.float32) / left
+        rate_change = (rate - self.unlabelled_rate[block]).sum(axis=0, dtype=float)
         self.unlabelled_rate_mean[cells] += rate_change / self.weight.size
-        self.unlabelled_rate[block(rows)] = rate
+        self.unlabelled_rate[block] = rate
 
     def confusion(self) -> np.ndarray:
         """Every system's confusion counts in each draw, ``(draws, K, 2, 2)``."""
@@ -288,10 +302,10 @@ class PatternDraws:
         """Return the draws of ``measures`` of every system as a DataTree (see ``posterior``)."""
         import xarray as xr
 
-        counts = self.confusion()
+        counts = self.confusion()[self._shown]
         attrs = {"n_items": self.cell.size, "n_labelled": int(self.labelled.sum())}
         posterior = xr.Dataset(coords={"system": list(systems)}, attrs=attrs)
-        posterior["vote_weight"] = (("chain", "draw"), self.weight[None])
+        posterior["vote_weight"] = (("chain", "draw"), self.weight[self._shown][None])
         with np.errstate(invalid="ignore", divide="ignore"):
             for m in measures:
                 values = measure_from_counts(m, counts)[None]

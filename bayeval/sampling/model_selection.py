@@ -76,7 +76,7 @@ class ModelSelection(Sampler):
     >>> pool = be.Pool(predictions, systems=["a", "b", "c", "d", "e"])
     >>> sampler = be.sampling.ModelSelection(pool, rng=0)
     >>> history = sampler.run(truth, budget=300)
-    >>> sampler.done, sampler.best, sampler.labels_used < 150   # 101 labels here
+    >>> sampler.done, sampler.best, sampler.labels_used < 150   # 131 labels here
     (True, 'a', True)
     >>> [round(float(v), 3) for v in (predictions == truth[:, None]).mean(axis=0)]  # the truth
     [0.966, 0.956, 0.945, 0.931, 0.923]
