@@ -81,12 +81,16 @@ class CellPrior:
     stratum. With a judge, an error where the judge says ``k != j`` is of class ``k`` with
     probability ``rho_k`` ("caught" by the judge) and otherwise follows ``e_j``. ``rho_k`` is
     learnt from every cell where the judge says ``k`` and disagrees, and pooled over the
-    classes: ``rho_k ~ Beta(s m, s (1 - m))``, ``m`` uniform and ``s`` log-uniform on grids
-    (``s`` from 2, where ``m = 1/2`` is the uniform prior, to 1,000, one ``rho`` for all).
+    classes around a trend in the judge's class's size: ``rho_k ~ Beta(s m_k, s (1 - m_k))``,
+    ``logit m_k = logit m + b z_k`` with ``z_k`` the log of the items the judge calls ``k``
+    (plus one) less its mean over the classes; ``m`` uniform, ``b ~ Normal(0, 1)`` and ``s``
+    log-uniform on grids (``s`` from 2, where ``m = 1/2`` and ``b = 0`` give the uniform
+    prior, to 1,000). (If a judge errs at random, an error where it says ``k`` is more often of
+    class ``k`` the more items are of class ``k``, so the share caught grows with the class.)
     A judge right about the system's errors thus sends them to its class, one that says
     nothing is learnt to catch nothing from all the classes' few errors together, and a judge
     drawn to one class is trusted there only as far as that class's labels show (a small
-    ``s`` lets its ``rho_k`` stand apart).
+    ``s`` lets its ``rho_k`` stand apart from the trend).
     """
 
     # grids even in the logit of mu and nu (near-perfect systems resolved) and in the log of
@@ -101,12 +105,14 @@ class CellPrior:
     #: the accuracy is low) if the judge and the system err independently, zero if ``w_jk``
     #: says nothing
     GAMMA = np.linspace(-1.5, 3.0, 10)
-    #: the pooled prior of the judge's catches, ``rho_k ~ Beta(s m, s (1 - m))``: ``m`` even in
-    #: its logit (each point weighted by its interval's width, uniform), ``s`` log-uniform;
-    #: ``s m >= 0.036`` keeps a ``rho_k`` draw from underflowing to zero
+    #: the pooled prior of the judge's catches, ``rho_k ~ Beta(s m_k, s (1 - m_k))`` with
+    #: ``logit m_k = logit m + b z_k``: ``m`` even in its logit (each point weighted by its
+    #: interval's width, uniform), ``b ~ Normal(0, 1)`` (the slope in the centred log of the
+    #: judge's class's items), ``s`` log-uniform
     CATCH_MEAN = special.expit(np.linspace(-4.0, 4.0, 17))
     CATCH_MEAN_EDGES = np.linspace(-4.25, 4.25, 18)
-    CATCH_CONCENTRATION = np.geomspace(2.0, 1000.0, 10)
+    CATCH_SLOPE = np.linspace(-1.5, 1.5, 7)
+    CATCH_CONCENTRATION = np.geomspace(2.0, 1000.0, 8)
     #: the most distinct draws kept; more draws reuse them
     KEPT = 2000
     #: chains of the errors' Gibbs sampler (with a judge), and the sweeps each discards
@@ -156,7 +162,11 @@ class CellPrior:
         # centred over the pairs
         self.gammas = self.GAMMA if self.judged and cell_size is not None else np.zeros(1)
         self.judge_odds = np.zeros(self.cell_class.size)
+        # z_k: the log of the items the judge calls k (plus one), centred over the classes
+        self.catch_covariate = np.zeros(C)
         if self.gammas.size > 1:
+            log_judged = np.log1p(np.bincount(self.cell_judge, weights=cell_size, minlength=C))
+            self.catch_covariate = log_judged - log_judged.mean()
             pair = np.zeros((C, C))  # items predicted j that the judge says k
             np.add.at(pair, (self.cell_class, self.cell_judge), cell_size)
             odds = np.log1p(pair) - np.log1p(np.diag(pair))[None, :]
@@ -363,36 +373,55 @@ class CellPrior:
 class _CatchPooling:
     """The pooled prior of the judge's catches and its posterior given how many were caught.
 
-    ``rho_k ~ Beta(s m, s (1 - m))`` with ``(m, s)`` on :class:`CellPrior`'s grids. Given
-    ``hits_k`` of ``trials_k`` caught, ``(m, s)``'s posterior is the prior times a product of
-    beta-binomial terms (``rho`` summed out), tabulated here for every ``hits_k`` from 0 to
-    ``most_hits_k`` (the trials less the errors known not to be caught), and then each
-    ``rho_k ~ Beta(s m + hits_k, s (1 - m) + trials_k - hits_k)``.
+    ``rho_k ~ Beta(s m_k, s (1 - m_k))``, ``logit m_k = logit m + b z_k``, with ``(m, b, s)`` on
+    :class:`CellPrior`'s grids. Given ``hits_k`` of ``trials_k`` caught, ``(m, b, s)``'s
+    posterior is the prior times a product of beta-binomial terms (``rho`` summed out),
+    tabulated here for every ``hits_k`` from 0 to ``most_hits_k`` (the trials less the errors
+    known not to be caught), and then each ``rho_k ~ Beta(s m_k + hits_k, s (1 - m_k) +
+    trials_k - hits_k)``.
     """
 
     def __init__(self, prior: CellPrior, trials: np.ndarray, most_hits: np.ndarray):
-        m, s = (x.ravel() for x in np.meshgrid(prior.CATCH_MEAN, prior.CATCH_CONCENTRATION))
-        self.a, self.b, self.trials = s * m, s * (1 - m), trials
-        width = np.diff(special.expit(prior.CATCH_MEAN_EDGES))  # m uniform, s log-uniform
-        self.log_prior = np.log(np.tile(width, prior.CATCH_CONCENTRATION.size))
-        # columns: for each class k, hits 0 .. most_hits_k; log P(hits_k | m, s) up to the
-        # binomial coefficient (the same for every state)
-        self.offset = np.concatenate([[0], np.cumsum(most_hits + 1)[:-1]])
-        owner = np.repeat(np.arange(trials.size), most_hits + 1)
-        hits = np.arange(owner.size) - self.offset[owner]
-        a, b, s, n = self.a[:, None], self.b[:, None], s[:, None], trials[owner]
-        self.table = (
-            special.gammaln(a + hits) - special.gammaln(a)
-            + special.gammaln(b + n - hits) - special.gammaln(b)
-            - special.gammaln(s + n) + special.gammaln(s)
-        )  # fmt: skip
+        logit_m, b, s = (
+            x.ravel()[:, None]
+            for x in np.meshgrid(
+                special.logit(prior.CATCH_MEAN),
+                prior.CATCH_SLOPE,
+                prior.CATCH_CONCENTRATION,
+                indexing="ij",
+            )
+        )
+        # each state's m_k, its logit kept within +-6 (s m_k >= 0.005)
+        m = special.expit(np.clip(logit_m + b * prior.catch_covariate[None, :], -6.0, 6.0))
+        self.a, self.b, self.trials = s * m, s * (1 - m), trials  # (states, C)
+        # m uniform (each point its interval's width), b Normal(0, 1), s log-uniform: the
+        # states in the meshgrid's order (m, b, s)
+        width = np.log(np.diff(special.expit(prior.CATCH_MEAN_EDGES)))
+        slope = stats.norm.logpdf(prior.CATCH_SLOPE)
+        log_prior = np.repeat(np.add.outer(width, slope).ravel(), prior.CATCH_CONCENTRATION.size)
+
+        def beta_binomial(k, hits):  # log P(hits of class k | state), less the binomial term
+            n = trials[k]
+            return (
+                special.gammaln(self.a[:, k] + hits) - special.gammaln(self.a[:, k])
+                + special.gammaln(self.b[:, k] + n - hits) - special.gammaln(self.b[:, k])
+                - special.gammaln(s + n) + special.gammaln(s)
+            )  # fmt: skip
+
+        # the classes whose hits cannot vary enter the prior once; the others a column per
+        # value of hits_k, from their offset
+        fixed, self.varies = np.flatnonzero(most_hits == 0), np.flatnonzero(most_hits > 0)
+        self.log_prior = log_prior + beta_binomial(fixed, np.zeros(fixed.size)).sum(axis=1)
+        columns = most_hits[self.varies] + 1
+        self.offset = np.cumsum(columns) - columns
+        hits = np.arange(columns.sum()) - np.repeat(self.offset, columns)
+        self.table = beta_binomial(np.repeat(self.varies, columns), hits)
 
     def draw(self, hits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Return one ``rho`` draw per row of ``hits`` (``(chains, C)``), ``(m, s)`` drawn first."""
-        log_weight = self.log_prior[:, None] + self.table[:, self.offset + hits].sum(axis=-1)
-        state = categorical(log_weight, rng, axis=0)
-        a, b = self.a[state][:, None], self.b[state][:, None]
-        return rng.beta(a + hits, b + self.trials - hits)
+        """Return one ``rho`` draw per row of ``hits`` (``(chains, C)``), ``(m, b, s)`` first."""
+        varying = self.table[:, self.offset + hits[:, self.varies]].sum(axis=-1)
+        state = categorical(self.log_prior[:, None] + varying, rng, axis=0)
+        return rng.beta(self.a[state] + hits, self.b[state] + self.trials - hits)
 
 
 def categorical(log_weight: np.ndarray, rng: np.random.Generator, axis: int = 0) -> np.ndarray:
