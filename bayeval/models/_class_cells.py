@@ -286,7 +286,7 @@ class CellPrior:
 
         Without a judge the allocations' posteriors are Dirichlet. With one, a Gibbs chain
         alternates the allocations given the errors not caught by the judge; the pooling's
-        ``(m, s)`` (``rho`` summed out) and then each ``rho_k`` given how many were; and how
+        ``(m, b, s)`` (``rho`` summed out) and then each ``rho_k`` given how many were; and how
         many of the labelled errors of class ``k`` where the judge says ``k`` and disagrees
         were caught: ``Binomial(count, rho_k / (rho_k + (1 - rho_k) e_j[k]))``.
         ``ERROR_CHAINS`` chains run side by side, each ``ERROR_BURN`` sweeps discarded; where

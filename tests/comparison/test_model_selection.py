@@ -100,6 +100,26 @@ def test_label_by_label_updates_equal_drawing_afresh_from_all_the_labels():
     np.testing.assert_allclose(stepwise.unlabelled_rate_mean, fresh.unlabelled_rate_mean, atol=1e-9)
 
 
+def test_the_posterior_shows_its_draws_in_a_random_order_not_sorted_by_weight():
+    """The draws are kept sorted by their weight's uniform; to_datatree must undo that, or
+    ArviZ would read the weight's steps as a chain that has not mixed."""
+    pool, truth = shared_error_pool(3, n=400)
+    predictions = pool.predictions.astype(np.int8)
+    labelled = np.random.default_rng(0).permutation(400)[:60]
+    draws = PredictionPatterns(draws=2000).draws_for(predictions, np.random.default_rng(9))
+    draws.tell(labelled, truth[labelled].astype(int))
+    assert np.all(np.diff(draws.weight) >= 0) and len(set(draws.weight.tolist())) > 1
+    dt = draws.to_datatree([be.measures.Accuracy()], list("abcde"))
+    shown = dt["posterior"]["vote_weight"].values[0]
+    np.testing.assert_array_equal(np.sort(shown), draws.weight)
+    # independent draws: the lag-one correlation's standard error is 1 / sqrt(2000) = 0.022
+    assert abs(np.corrcoef(shown[:-1], shown[1:])[0, 1]) < 5 / np.sqrt(2000)
+    # each shown draw keeps its own weight with its own measures
+    accuracy = dt["posterior"]["accuracy"].values[0]
+    kept = (draws.confusion()[..., 0, 0] + draws.confusion()[..., 1, 1]) / 400
+    np.testing.assert_allclose(np.sort(accuracy, axis=0), np.sort(kept, axis=0))
+
+
 def test_baselines_choose_from_their_own_items():
     pool, truth = shared_error_pool(2)
     disagree = pool.predictions.min(axis=1) != pool.predictions.max(axis=1)
