@@ -111,7 +111,7 @@ def test_the_errors_caught_by_the_judge_match_their_exact_posterior():
     m_1, m_2 = (special.expit(special.logit(m) + slope * z[k]) for k in (1, 2))
     a, b = s * m_1, s * (1 - m_1)
 
-    def rho_moment(p, q):  # E[rho^p (1 - rho)^q | m, s]
+    def rho_moment(p, q):  # E[rho^p (1 - rho)^q | m, b, s]
         return special.beta(a + p, b + q) / special.beta(a, b)
 
     terms = [(n, special.comb(2, n)) for n in range(3)]  # rho^n ((1 - rho) e_01)^(2 - n)
