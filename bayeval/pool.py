@@ -64,11 +64,6 @@ def _multiclass_predictions(
     predictions: Any, scores: np.ndarray, classes: tuple[str, ...]
 ) -> np.ndarray:
     """Return a multiclass pool's predicted classes as int8, checked against the scores."""
-    if scores.ndim != 1:
-        raise ValueError(
-            f"`scores` must be one column (one system) in a multiclass pool; got shape "
-            f"{scores.shape}."
-        )
     if predictions is None:
         raise ValueError(
             "`predictions` must be given in a multiclass pool (each item's predicted class; "
@@ -194,8 +189,10 @@ class Pool:
         A multiclass pool: the names of the label space's classes (2 to 127). Then
         ``predictions`` is required and holds each item's predicted class (an index into
         ``classes`` or a name), ``scores`` how sure the system is of it (its top score), and
-        labels are classes too, and so are the ``judge``'s answers. One system. Default:
-        binary labels.
+        labels are classes too, and so are the ``judge``'s answers. Several systems (2-d
+        ``scores`` and ``predictions``) are for comparing them
+        (:class:`~bayeval.sampling.ModelSelection`, :func:`bayeval.compare`). Default: binary
+        labels.
 
     Attributes
     ----------

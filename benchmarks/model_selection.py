@@ -1,7 +1,9 @@
 """Benchmark: active model selection on Model Selector's tasks, and the cost of one label.
 
 ``--data DIR`` is a checkout of RobustML-Lab/model-selector (commit 6aa57e57; it has no license
-and is not shipped): ``resources/datasets/glue/<task>/{predictions,oracle}.npy``. Model
+and is not shipped): ``resources/datasets/glue/<task>/{predictions,oracle}.npy``, and
+``resources/datasets/pacs/`` for PACS (seven classes: a multiclass pool, modelled by
+``PredictionPatterns(n_classes=7)``). Model
 Selector's protocol: each realisation is a pool of the task's ``numSamples`` items drawn without
 replacement; the true best is the most accurate system on that pool (every system tied for it
 counts); items on which all systems agree are dropped. :class:`bayeval.sampling.ModelSelection`
@@ -34,26 +36,36 @@ import numpy as np
 import bayeval as be
 
 #: Model Selector's pool size per task (its configs' ``numSamples``).
-POOL_SIZE = {"sst2": 750, "mrpc": 350, "cola": 800, "rte": 250, "qnli": 1000}
+POOL_SIZE = {"sst2": 750, "mrpc": 350, "cola": 800, "rte": 250, "qnli": 1000, "pacs": 1000}
 #: Labels at which identification is reported (Model Selector's budgets among them).
 CHECKS = (10, 20, 30, 40, 50, 75, 100, 130, 160, 190, 250)
 
 
 def load_task(data: Path, task: str) -> tuple[np.ndarray, np.ndarray]:
-    folder = data / "resources" / "datasets" / "glue" / task
+    folder = data / "resources" / "datasets" / ("pacs" if task == "pacs" else f"glue/{task}")
     predictions = np.load(folder / "predictions.npy")
     oracle = np.load(folder / "oracle.npy")
     if predictions.shape[0] != oracle.shape[0]:
         predictions = predictions.T
-    return predictions.astype(float), oracle.astype(bool)
+    return predictions.astype(np.int64), oracle.astype(np.int64)
+
+
+def task_pool(predictions: np.ndarray, truth: np.ndarray):
+    """A pool of the systems' predictions: binary, or multiclass when there are more classes."""
+    n_classes = int(max(predictions.max(), truth.max())) + 1
+    if n_classes == 2:
+        return be.Pool(predictions.astype(float))
+    classes = [f"class{c}" for c in range(n_classes)]
+    return be.Pool(np.ones(predictions.shape), predictions, classes=classes)
 
 
 def realisation(predictions, truth, budget, choose, seed, vote="learned"):
     """One pool; returns the labels at the stop (or None), whether it was right, and the picks."""
-    pool = be.Pool(predictions)
+    pool = task_pool(predictions, truth)
     correct = (predictions == truth[:, None]).sum(axis=0)
     true_best = set(np.flatnonzero(correct == correct.max()).tolist())
-    model = be.models.PredictionPatterns(vote=vote)
+    n_classes = 2 if pool.classes is None else pool.n_classes
+    model = be.models.PredictionPatterns(vote=vote, n_classes=n_classes)
     sampler = be.sampling.ModelSelection(pool, choose=choose, model=model, rng=seed)
     budget = min(budget, sampler.disagreements)
     stop, right, picks = None, None, {}

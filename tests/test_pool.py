@@ -111,8 +111,8 @@ def test_given_predictions():
             r"`predictions` must contain .*; got dtype bool",
         ),
         (
-            {"scores": [[0.1, 0.2]], "predictions": [[0, 1]], "classes": ["a", "b"]},
-            r"`scores` must be one column \(one system\) in a multiclass pool",
+            {"scores": [[0.1, 0.2]], "predictions": [[0, 1, 1]], "classes": ["a", "b"]},
+            r"`predictions` must have the shape of `scores`, \(1, 2\); got shape \(1, 3\)",
         ),
         (
             {"scores": [0.1, 0.2], "predictions": [0, 1], "classes": ["a", "b"], "judge": [0, 2]},

@@ -14,6 +14,7 @@ these functions is called, so importing this package stays cheap. Model cards li
 
 from bayeval.models.cell_rates import CellRates
 from bayeval.models.class_calibration import ClassCalibration
+from bayeval.models.class_pattern_draws import ClassPatternDraws
 from bayeval.models.consensus_calibration import ConsensusCalibration
 from bayeval.models.dawid_skene import AnnotatorPosterior, DawidSkene
 from bayeval.models.dirichlet_tree import BoundTree, DirichletTree
@@ -40,7 +41,8 @@ __all__ = [
     "ConsensusCalibration",
     "ConfusionWarning",
     "SystemConfusion",
-    # one rate of positives per pattern of many systems' predictions (model selection)
+    # one rate of positives (a class distribution) per pattern of many systems' predictions
+    "ClassPatternDraws",
     "PatternDraws",
     "PredictionPatterns",
     # annotators who disagree: every answer, each annotator's confusion matrix

@@ -46,11 +46,11 @@ def measure_from_counts(measure: Any, counts: np.ndarray) -> np.ndarray:
     Accuracy, balanced accuracy and macro- and micro-F1 take any number of classes; the other
     measures two, class 1 the positive one.
     """
-    if isinstance(measure, ConfusionMeasure):
-        return confusion_measures(counts)[measure.name]
     n = counts.sum(axis=(-1, -2))
     if measure.name == "accuracy":
         return np.einsum("...cc->...", counts) / n  # the diagonal's sum (faster than np.trace)
+    if isinstance(measure, ConfusionMeasure):
+        return confusion_measures(counts)[measure.name]
     # loss_table(predictions=j)[j, c] is the loss vector of an item of class c predicted j
     table = measure.loss_table(predictions=np.array([0, 1]))  # (prediction, label, dim)
     mean_loss = np.einsum("...cj,jcd->...d", counts, table) / n[..., None]

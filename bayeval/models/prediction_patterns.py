@@ -24,16 +24,19 @@ from bayeval.models._systems import (
     check_labelled,
     check_measure,
     check_predictions,
-    measure_from_counts,
     system_names,
 )
+from bayeval.models._vote_weighted_draws import VoteWeightedDraws
 
 __all__ = ["PatternDraws", "PredictionPatterns"]
 
 
 @dataclass(frozen=True, kw_only=True)
 @validate_fields(
-    prior=Pair(Positive()), vote=AnyOf(OneOf(("learned",)), Nonnegative()), draws=Integer(minimum=1)
+    prior=Pair(Positive()),
+    vote=AnyOf(OneOf(("learned",)), Nonnegative()),
+    draws=Integer(minimum=1),
+    n_classes=Integer(minimum=2),
 )
 class PredictionPatterns:
     """The label of each item from its pattern of the systems' predictions, one rate per pattern.
@@ -59,6 +62,11 @@ class PredictionPatterns:
         0 ignores the vote: every unlabelled pattern is a coin toss, the most cautious choice.
     draws : int, default 2000
         Posterior draws (one chain).
+    n_classes : int, default 2
+        Classes of the label space. With more than two, a cell has a class distribution
+        ``pi_c ~ Dirichlet(a + w s_c)``, ``s_c`` the share of systems that predict each class
+        on it, and ``prior`` must be ``(a, a)``; its unlabelled items' classes are
+        Dirichlet-multinomial (:class:`~bayeval.models.ClassPatternDraws`).
 
     Notes
     -----
@@ -90,16 +98,28 @@ class PredictionPatterns:
     prior: tuple[float, float] = (0.5, 0.5)
     vote: float | str = "learned"
     draws: int = 2000
+    n_classes: int = 2
+
+    def __post_init__(self):
+        if self.n_classes > 2 and self.prior[0] != self.prior[1]:
+            raise ValueError(
+                f"`prior` must be (a, a), one concentration for every class, with n_classes="
+                f"{self.n_classes}; got {self.prior!r}."
+            )
 
     def draws_for(
         self, predictions: np.ndarray, rng: Any, groups: np.ndarray | None = None
-    ) -> PatternDraws:
-        """Return the prior draws over checked ``(n_items, K)`` 0/1 predictions; tell it labels.
+    ) -> VoteWeightedDraws:
+        """Return the prior draws over checked ``(n_items, K)`` predictions; tell it labels.
 
-        ``groups`` (one integer per item, such as the strata of a stratified sample) splits the
-        cells further: a cell is then a pattern within a group.
+        A :class:`PatternDraws` for two classes, a :class:`~bayeval.models.ClassPatternDraws`
+        for more. ``groups`` (one integer per item, such as the strata of a stratified sample)
+        splits the cells further: a cell is then a pattern within a group.
         """
-        return PatternDraws(self, predictions, check_rng(rng), groups)
+        from bayeval.models.class_pattern_draws import ClassPatternDraws
+
+        kind = PatternDraws if self.n_classes == 2 else ClassPatternDraws
+        return kind(self, predictions, check_rng(rng), groups)
 
     def posterior(
         self,
@@ -115,14 +135,15 @@ class PredictionPatterns:
 
         Parameters
         ----------
-        predictions : array_like of {0, 1}, shape (n_items, n_systems)
-            Each system's prediction of each item.
+        predictions : array_like of int, shape (n_items, n_systems)
+            Each system's prediction of each item: 0 or 1, or a class ``0 .. n_classes - 1``.
         labelled : array_like of int
             Positions of the labelled items (distinct).
-        labels : array_like of {0, 1}
-            Their labels, in the order of ``labelled``.
+        labels : array_like of int
+            Their labels (0/1 or classes), in the order of ``labelled``.
         measures : sequence of str or bayeval.measures.Measure, default ("accuracy",)
-            Measures of a system's predictions.
+            Measures of a system's predictions; with more than two classes, names of
+            ``bayeval._core.multiclass.SCALAR_MEASURES`` (accuracy, macro-F1, ...).
         systems : sequence of str, optional
             Names of the systems; default ``"system0", "system1", ...``.
         rng : int, numpy.random.Generator or None
@@ -135,21 +156,24 @@ class PredictionPatterns:
             ``vote_weight`` (``chain``, ``draw``), each draw's weight of the vote;
             ``constant_data``: ``pattern`` (``cell``, ``system``), ``cell_size``,
             ``cell_labelled`` and ``cell_positives`` (``cell``): a cell's rate is
-            ``Beta(a + cell_positives, b + cell_labelled - cell_positives)`` a posteriori.
+            ``Beta(a + w v_c + cell_positives, b + w (1 - v_c) + cell_labelled -
+            cell_positives)`` a posteriori given the weight; with more classes
+            ``cell_class_counts`` (``cell``, ``class``) in place of ``cell_positives``.
             Attributes ``n_items``, ``n_labelled``.
         """
-        preds = check_predictions(predictions, 2)
+        C = self.n_classes
+        preds = check_predictions(predictions, C)
         n_items, K = preds.shape
-        positions, classes = check_labelled(labelled, labels, n_items, 2)
+        positions, classes = check_labelled(labelled, labels, n_items, C)
         names = system_names(systems, K)
-        measure_list = [check_measure(m, 2) for m in measures]
+        measure_list = [check_measure(m, C) for m in measures]
         draws = self.draws_for(preds, rng)
         draws.tell(positions, classes)
         return draws.to_datatree(measure_list, names)
 
 
-class PatternDraws:
-    """Posterior draws of a :class:`PredictionPatterns` model, updated as labels arrive.
+class PatternDraws(VoteWeightedDraws):
+    """Posterior draws of a two-class :class:`PredictionPatterns` model, updated as labels arrive.
 
     Every cell keeps one uniform per draw for good, and its positives are the beta-binomial's
     inverse distribution at those uniforms (:func:`bayeval._core.pattern_cells.
@@ -164,12 +188,10 @@ class PatternDraws:
 
     Attributes
     ----------
-    patterns : numpy.ndarray
-        ``(n_cells, K)`` each cell's predictions.
-    cell : numpy.ndarray
-        ``(n_items,)`` each item's cell.
-    sizes, labelled, ones : numpy.ndarray
-        ``(n_cells,)`` items, labelled items and labelled positives per cell.
+    patterns, cell, sizes, labelled, weight, weight_probabilities
+        See :class:`~bayeval.models._vote_weighted_draws.VoteWeightedDraws`.
+    ones : numpy.ndarray
+        ``(n_cells,)`` labelled positives per cell.
     positives : numpy.ndarray
         ``(draws, n_cells)`` each cell's positives in all, per draw.
     unlabelled_rate : numpy.ndarray
@@ -179,11 +201,6 @@ class PatternDraws:
         ``(n_cells,)`` its mean over the draws.
     vote : numpy.ndarray
         ``(n_cells,)`` the share of systems that predict 1 on each cell.
-    weight : numpy.ndarray
-        ``(draws,)`` each draw's weight ``w`` of the vote (all alike when the model fixes it).
-    weight_probabilities : numpy.ndarray or None
-        The posterior probability of each weight of
-        :data:`~bayeval._core.pattern_cells.VOTE_GRID` (None when the model fixes the weight).
     """
 
     def __init__(
@@ -194,35 +211,15 @@ class PatternDraws:
         groups: np.ndarray | None = None,
     ):
         self.prior, self.vote_rule = model.prior, model.vote
-        if groups is None:
-            self.patterns, self.cell = kernel.pattern_cells(predictions)
-        else:  # the group is one more column of the pattern, dropped from the systems after
-            keyed = np.column_stack([predictions, groups])
-            patterns, self.cell = kernel.pattern_cells(keyed)
-            self.patterns = patterns[:, :-1]
+        self._cells(predictions, groups)
         n_cells, n_draws = self.patterns.shape[0], model.draws
-        self.sizes = np.bincount(self.cell, minlength=n_cells)
-        self.labelled = np.zeros(n_cells, dtype=np.int64)
         self.ones = np.zeros(n_cells, dtype=np.int64)
         self._uniforms = rng.random((n_draws, n_cells), dtype=np.float32)
-        # the draws are kept in the order of their weight's uniform, so the draws of one weight,
-        # and those a label moves to another, are runs of rows (views, not copies);
-        # to_datatree shows them in the order the uniforms were drawn, a random one
-        weight_uniforms = rng.random(n_draws)
-        order = np.argsort(weight_uniforms)
-        self._weight_uniforms = weight_uniforms[order]
-        self._shown = np.argsort(order)  # draw i as shown is kept as row _shown[i]
+        self._order_draws(rng, n_draws)
         # float32 keeps the counts exact (integers below 2**24) at half the cost of float64
         self._said_one = self.patterns.astype(np.float32)
         self.vote = self.patterns.mean(axis=1, dtype=float)  # the share of systems that say 1
-        if model.vote == "learned":
-            self.weight_probabilities = kernel.vote_weight_probabilities(
-                self.prior, self.vote, self.labelled, self.ones
-            )
-            self.weight = self._weights_at_uniforms()
-        else:
-            self.weight_probabilities = None
-            self.weight = np.full(n_draws, float(model.vote))
+        self._start_weights(n_draws)
         self._predicted = self.sizes @ self._said_one.astype(float)
         self.positives = np.zeros((n_draws, n_cells), dtype=np.int32)
         # kept up to date cell by cell: the pool's positives and each system's true positives
@@ -233,42 +230,11 @@ class PatternDraws:
         self.unlabelled_rate_mean = np.zeros(n_cells)
         self._redraw_runs(np.ones(n_draws, dtype=bool))
 
-    def tell(self, positions: np.ndarray, labels: np.ndarray) -> None:
-        """Count the labels of items not labelled before (positions and 0/1 labels)."""
-        cells = np.unique(self.cell[positions])
-        np.add.at(self.labelled, self.cell[positions], 1)
-        np.add.at(self.ones, self.cell[positions], np.asarray(labels, dtype=np.int64))
-        moved = np.zeros(self.weight.size, dtype=bool)
-        if self.vote_rule == "learned":
-            self.weight_probabilities = kernel.vote_weight_probabilities(
-                self.prior, self.vote, self.labelled, self.ones
-            )
-            weight = self._weights_at_uniforms()
-            moved = weight != self.weight
-            self.weight = weight
-            self._redraw_runs(moved)  # these draws' priors moved in every cell
-        unmoved = np.flatnonzero(~moved)
-        for w in np.unique(self.weight[unmoved]):
-            rows = unmoved[self.weight[unmoved] == w]
-            self._redraw(np.ix_(rows, cells), rows, cells, w)
+    def _count(self, positions: np.ndarray, labels: np.ndarray) -> None:
+        np.add.at(self.ones, self.cell[positions], labels)
 
-    def _weights_at_uniforms(self) -> np.ndarray:
-        """Each draw's weight: the inverse of the weights' distribution at the draw's uniform."""
-        cdf = np.cumsum(self.weight_probabilities)
-        index = np.searchsorted(cdf, self._weight_uniforms * cdf[-1], side="right")
-        return np.asarray(kernel.VOTE_GRID)[np.minimum(index, cdf.size - 1)]
-
-    def _redraw_runs(self, moved: np.ndarray) -> None:
-        """Redraw every cell of the draws ``moved`` (a mask), one run of rows at a time.
-
-        A run has one weight: the rows' weights are sorted, so a run ends where the mask or the
-        weight changes.
-        """
-        ends = np.flatnonzero(np.diff(moved) | (np.diff(self.weight) != 0)) + 1
-        for start, stop in zip(np.r_[0, ends], np.r_[ends, moved.size], strict=True):
-            if moved[start]:
-                rows = slice(start, stop)
-                self._redraw(rows, rows, slice(None), self.weight[start])
+    def _weight_probabilities(self) -> np.ndarray:
+        return kernel.vote_weight_probabilities(self.prior, self.vote, self.labelled, self.ones)
 
     def _redraw(self, block, rows, cells, w: float) -> None:
         """Redraw the positives of ``cells`` in the draws ``rows``, all of weight ``w``.
@@ -298,25 +264,5 @@ class PatternDraws:
             self._true_positives, self._total, self._predicted, self.cell.size
         )
 
-    def to_datatree(self, measures: Sequence[Any], systems: Sequence[str]):
-        """Return the draws of ``measures`` of every system as a DataTree (see ``posterior``)."""
-        import xarray as xr
-
-        counts = self.confusion()[self._shown]
-        attrs = {"n_items": self.cell.size, "n_labelled": int(self.labelled.sum())}
-        posterior = xr.Dataset(coords={"system": list(systems)}, attrs=attrs)
-        posterior["vote_weight"] = (("chain", "draw"), self.weight[self._shown][None])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            for m in measures:
-                values = measure_from_counts(m, counts)[None]
-                posterior[m.name] = (("chain", "draw", "system"), values)
-        constant = xr.Dataset(
-            {
-                "pattern": (("cell", "system"), self.patterns),
-                "cell_size": ("cell", self.sizes),
-                "cell_labelled": ("cell", self.labelled),
-                "cell_positives": ("cell", self.ones),
-            },
-            coords={"system": list(systems)},
-        )
-        return xr.DataTree.from_dict({"posterior": posterior, "constant_data": constant})
+    def _cell_data(self) -> dict:
+        return {"cell_positives": ("cell", self.ones)}

@@ -39,15 +39,23 @@ class Sampler(ABC):
     method: ClassVar[str] = "sampler"
     #: Whether the sampler takes a multiclass pool (``Pool(..., classes=...)``).
     multiclass: ClassVar[bool] = False
+    #: Whether it takes a multiclass pool of several systems (it compares them).
+    multiclass_systems: ClassVar[bool] = False
 
     @validate(batch_size=Integer(minimum=1), rng=Seed())
     def __init__(self, pool: Any, measure: Any, *, batch_size: int = 50, rng: Any = None):
-        self.target = self._build_target(pool, measure)
         if pool.classes is not None and not self.multiclass:
             raise ValueError(
                 f"`pool` is multiclass and {type(self).__name__} is built for yes/no labels; "
                 "sample a multiclass pool with Passive, Stratified or ActiveStratified."
             )
+        if pool.classes is not None and pool.n_systems > 1 and not self.multiclass_systems:
+            raise ValueError(
+                f"`pool` holds {pool.n_systems} systems' classes and {type(self).__name__} "
+                "evaluates one system of a multiclass pool; compare several with "
+                "ModelSelection or bayeval.compare, or give it a pool of one system."
+            )
+        self.target = self._build_target(pool, measure)
         self.pool, self.measure = pool, measure
         self.batch_size = batch_size
         self._rng = check_rng(rng)

@@ -32,9 +32,13 @@ class ModelSelection(Sampler):
     Parameters
     ----------
     pool : bayeval.Pool
-        Two or more systems; their predictions are used (scores are not).
+        Two or more systems; their predictions are used (scores are not). A multiclass pool
+        (``Pool(scores, predictions, classes=...)`` with a column per system) is modelled by
+        ``PredictionPatterns(n_classes=...)``.
     measure : str or bayeval.measures.Measure, default "accuracy"
-        A measure of a system's predictions with one output (``"accuracy"``, ``"f1"``, ...).
+        A measure of a system's predictions with one output (``"accuracy"``, ``"f1"``, ...);
+        with more than two classes, ``"accuracy"``, ``"balanced_accuracy"``, ``"macro_f1"``
+        or ``"micro_f1"``.
     target : float, default 0.95
         :attr:`done` once a system's P(best) reaches it.
     regret : float, optional
@@ -84,6 +88,8 @@ class ModelSelection(Sampler):
     """
 
     method: ClassVar[str] = "model_selection"
+    multiclass: ClassVar[bool] = True
+    multiclass_systems: ClassVar[bool] = True
 
     @validate(
         target=Prob(),
@@ -112,14 +118,17 @@ class ModelSelection(Sampler):
         from bayeval.models import PredictionPatterns
         from bayeval.models._systems import check_measure
 
-        measure = check_measure(measure, 2, "measure")
+        n_classes = 2 if pool.classes is None else pool.n_classes
+        measure = check_measure(measure, n_classes, "measure")
         if pool.n_systems < 2:
             raise ValueError(
                 f"`pool` must hold two or more systems to select among; got {pool.n_systems}."
             )
+        if model is not None and model.n_classes != n_classes:
+            raise ValueError(f"`model` must have the pool's {n_classes} classes; got {model!r}.")
         super().__init__(pool, measure, batch_size=batch_size, rng=rng)
         self.target_prob, self.regret_tolerance, self.choose = target, regret, choose
-        self.model = PredictionPatterns() if model is None else model
+        self.model = PredictionPatterns(n_classes=n_classes) if model is None else model
         self._predictions = pool.predictions.reshape(pool.size, -1).astype(np.int8)
         self._disagree = self._predictions.min(axis=1) != self._predictions.max(axis=1)
         self._askable = self._disagree if choose != "uniform" else np.ones(pool.size, dtype=bool)
@@ -181,7 +190,8 @@ class ModelSelection(Sampler):
         from bayeval.comparison import Comparison
         from bayeval.models._systems import check_measure
 
-        measure = self.measure if measure is None else check_measure(measure, 2, "measure")
+        n_classes = self.model.n_classes
+        measure = self.measure if measure is None else check_measure(measure, n_classes, "measure")
         tree = self._draws.to_datatree([measure], list(self.pool.systems))
         return Comparison(measure=measure.name, model=repr(self.model), posterior=tree)
 
@@ -193,7 +203,7 @@ class ModelSelection(Sampler):
         ----------
         oracle : array_like or callable
             The true labels of every pool item (in pool order), or a function from an array
-            of ids to their 0/1 labels.
+            of ids to their labels (0/1, or classes in a multiclass pool).
         budget : int
             The most labels to use in all (those already told count).
 
