@@ -107,3 +107,33 @@ def test_compare_refuses_bad_options(runs, args, option, message):
     assert result.exit_code == 2, result.output
     text = " ".join(result.output.replace("│", " ").split())
     assert option in text and message in text
+
+
+def test_compare_with_classes_reads_class_columns_and_labels_by_name():
+    """A multiclass pool: each system's column and the label hold class names."""
+    rng = np.random.default_rng(1)
+    n, names = 800, np.array(["cat", "dog", "bird"])
+    truth = rng.choice(3, n, p=[0.5, 0.3, 0.2])
+    hard = rng.random(n) < 0.15
+    wrong = np.where(hard[:, None], rng.random((n, 3)) < [0.2, 0.4, 0.6], rng.random((n, 3)) < 0.02)
+    predictions = np.where(wrong, (truth[:, None] + 1) % 3, truth[:, None])
+    table = pd.DataFrame(names[predictions], columns=list("abc"))
+    table["label"] = names[truth]
+    table.to_csv("classes.csv", index=False)
+    args = ["compare", "--pool", "classes.csv", "--classes", "cat,dog,bird", "--no-report"]
+    result = runner.invoke(app, [*args, "--measure", "macro_f1", "--budget", "100", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    macro_f1 = {}
+    for k, name in enumerate("abc"):
+        f1 = [2 * np.sum((truth == c) & (predictions[:, k] == c))
+              / (np.sum(truth == c) + np.sum(predictions[:, k] == c)) for c in range(3)]  # fmt: skip
+        macro_f1[name] = float(np.mean(f1))
+    assert out["best"] == max(macro_f1, key=macro_f1.get) == "a"
+    assert out["stop_reason"].startswith("P(best)")
+    for row in out["systems"]:  # the reported truth is the macro-F1 of the label column
+        assert row["lower"] <= row["difference"] <= row["upper"]
+        assert row["true_difference"] == pytest.approx(macro_f1[row["system"]] - macro_f1["a"])
+    refused = runner.invoke(app, [*args, "--measure", "f1"])
+    assert refused.exit_code == 2
+    assert "a multiclass pool takes accuracy" in " ".join(refused.output.replace("│", " ").split())

@@ -4,6 +4,7 @@ Examples
 --------
 ``bayeval compare --pool runs.csv --systems a,b,c --measure f1 --budget 200``
 ``bayeval compare --pool runs.parquet --budget 300 --json`` (every column but id and label)
+``bayeval compare --pool photos.csv --classes cat,dog,bird --measure macro_f1`` (class columns)
 """
 
 from __future__ import annotations
@@ -16,8 +17,15 @@ import numpy as np
 import typer
 
 from bayeval.cli._labelling import KEYS_HELP, Labeller, open_session, same_pool
-from bayeval.cli._shared import MeasureName, bad, error, number, save_png
-from bayeval.measures.registry import by_name
+from bayeval.cli._shared import (
+    MeasureName,
+    bad,
+    classes_option,
+    error,
+    number,
+    run_measure,
+    save_png,
+)
 
 HELP = "\n\n".join(
     [
@@ -68,6 +76,14 @@ def compare(
     threshold: Annotated[
         float, typer.Option(help="A system predicts 1 where its column is at least this.")
     ] = 0.5,
+    classes: Annotated[
+        str | None,
+        typer.Option(
+            help="A multiclass pool: its class names, separated by commas (e.g. cat,dog,bird). "
+            "The systems' columns and the label column then hold class names or indices; "
+            "measures accuracy, balanced_accuracy, macro_f1 or micro_f1."
+        ),
+    ] = None,
     session: Annotated[
         Path,
         typer.Option(
@@ -96,17 +112,19 @@ def compare(
     if choose not in CHOICES:
         raise bad(f"must be one of {', '.join(CHOICES)}; got {choose!r}.", "--choose")
     names = None if systems is None else [s.strip() for s in systems.split(",") if s.strip()]
+    class_names = classes_option(classes)
+    chosen = run_measure(measure.value, class_names)
     try:
-        source = read_system_items(pool, names, threshold)
+        source = read_system_items(pool, names, threshold, class_names)
     except ValueError as err:
         raise bad(str(err), "--pool" if names is None else "--systems") from None
     options = {"target": target, "regret": regret, "choose": choose}
     console = Console(stderr=as_json, highlight=False)
     if source.truth is None:
-        sampler, history = _label_by_hand(source, by_name(measure.value), options, seed,
+        sampler, history = _label_by_hand(source, chosen, options, seed,
                                           (session, annotator, budget, prob), console)  # fmt: skip
     else:
-        sampler = _sampler(source.pool, by_name(measure.value), options, seed)
+        sampler = _sampler(source.pool, chosen, options, seed)
         try:
             history = sampler.run(source.truth, budget)
         except ValueError as err:
@@ -114,7 +132,7 @@ def compare(
     comparison = sampler.estimate()
     truth = None
     if source.truth is not None:
-        m, preds = by_name(measure.value), source.pool.predictions
+        m, preds = chosen, source.pool.predictions
         values = [np.ravel(m.value(source.truth, predictions=p))[0] for p in preds.T]
         leader = values[list(source.pool.systems).index(sampler.best)]
         truth = {

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from bayeval._constraints import AnyOf, Instance, Optional, Seed, validate
-from bayeval._validation import check_rng
+from bayeval._validation import check_classes, check_rng
 from bayeval.comparison.result import Comparison
 
 __all__ = ["MAX_SCORED_SYSTEMS", "compare"]
@@ -41,16 +41,19 @@ def compare(
     Parameters
     ----------
     systems : bayeval.Pool, mapping or array_like
-        A :class:`~bayeval.Pool` with two or more systems (scores and predictions), or the
-        systems' predictions alone: a mapping from each system's name to its 0/1 predictions
-        (one per item, all of the same length), or a 2-d array with one column per system.
+        A :class:`~bayeval.Pool` with two or more systems (scores and predictions; a
+        multiclass pool's predicted classes), or the systems' predictions alone: a mapping
+        from each system's name to its 0/1 predictions (one per item, all of the same
+        length), or a 2-d array with one column per system.
     labelled : array_like of int
         Positions of the labelled items in the pool (distinct).
     labels : array_like of {0, 1}
-        Their labels, in the order of ``labelled``.
+        Their labels, in the order of ``labelled`` (a multiclass pool: classes, by index or
+        name).
     measure : str or bayeval.measures.Measure, default "accuracy"
         A measure of a system's predictions: ``"accuracy"``, ``"precision"``, ``"recall"``,
-        ``"f1"`` or any name of :func:`bayeval.measures.by_name`.
+        ``"f1"`` or any name of :func:`bayeval.measures.by_name`; for a multiclass pool
+        ``"accuracy"``, ``"balanced_accuracy"``, ``"macro_f1"`` or ``"micro_f1"``.
     model : ScoreCalibration, ConsensusCalibration, SystemConfusion or PredictionPatterns, optional
         The model of the labels (:mod:`bayeval.models`). Default: ``ScoreCalibration()`` for a
         pool of at most :data:`MAX_SCORED_SYSTEMS` systems (the label given the scores, per
@@ -61,7 +64,9 @@ def compare(
         ``PredictionPatterns()`` (one rate per pattern of the predictions, nothing assumed
         about shared errors) is the model of :class:`~bayeval.sampling.ModelSelection`: its
         differences are trustworthy where the labels reach the systems' disagreements, and a
-        single system's measure is not where they do not.
+        single system's measure is not where they do not. A multiclass pool's default is
+        ``PredictionPatterns(n_classes=...)``; ``SystemConfusion(n_classes=...)`` is the other
+        model that takes classes.
     rng : int, numpy.random.Generator or None
         Seed or generator of the posterior draws.
 
@@ -101,23 +106,33 @@ def compare(
     >>> {k: round(float((v == truth).mean()), 3) for k, v in predictions.items()}  # the truth
     {'a': 0.893, 'b': 0.862, 'c': 0.81}
     """
-    from bayeval.models import ConsensusCalibration, ScoreCalibration
+    from bayeval.models import ConsensusCalibration, PredictionPatterns, ScoreCalibration
     from bayeval.models._systems import check_measure, check_predictions
     from bayeval.pool import Pool
 
     rng = check_rng(rng)
-    measure_obj = check_measure(measure, 2, "measure")
+    multiclass = isinstance(systems, Pool) and systems.classes is not None
+    n_classes = systems.n_classes if multiclass else 2
+    measure_obj = check_measure(measure, n_classes, "measure")
     if isinstance(systems, Pool):
         pool, predictions, names = systems, systems.predictions, list(systems.systems)
     else:
         pool = None
         predictions, names = _predictions_of(systems)
         predictions = check_predictions(predictions, 2, "systems")
-    if predictions.shape[1] < 2:
-        raise ValueError(
-            f"`systems` must hold two or more systems to compare; got {predictions.shape[1]}."
-        )
-    if model is None:
+    if predictions.ndim < 2 or predictions.shape[1] < 2:
+        n_systems = 1 if predictions.ndim < 2 else predictions.shape[1]
+        raise ValueError(f"`systems` must hold two or more systems to compare; got {n_systems}.")
+    if multiclass:
+        # the models of predictions alone take classes; labels may be given by class name
+        if model is not None and getattr(model, "n_classes", 2) != n_classes:
+            raise ValueError(
+                f"`model` must be a PredictionPatterns or SystemConfusion of the pool's "
+                f"{n_classes} classes (n_classes={n_classes}); got {model!r}."
+            )
+        model = PredictionPatterns(n_classes=n_classes) if model is None else model
+        labels = check_classes(labels, "labels", systems.classes)
+    elif model is None:
         scored = pool is not None and pool.n_systems <= MAX_SCORED_SYSTEMS
         model = ScoreCalibration() if scored else ConsensusCalibration()
     if isinstance(model, ScoreCalibration):

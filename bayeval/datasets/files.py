@@ -140,7 +140,9 @@ def _judge_column(df, column: str, where: str, classes: tuple | None) -> np.ndar
     return values
 
 
-def read_system_items(path: Any, systems: Any = None, threshold: float = 0.5) -> ScoredItems:
+def read_system_items(
+    path: Any, systems: Any = None, threshold: float = 0.5, classes: Any = None
+) -> ScoredItems:
     """Read a CSV or Parquet file of several systems' outputs, one row per item.
 
     Parameters
@@ -153,6 +155,9 @@ def read_system_items(path: Any, systems: Any = None, threshold: float = 0.5) ->
         The systems' columns; default every column but ``id`` and ``label``.
     threshold : float, default 0.5
         A system predicts 1 where its column is at least this.
+    classes : sequence of str, optional
+        A multiclass pool's class names: each system's column, and ``label``, then hold
+        classes (names or indices), and the pool is multiclass with a column per system.
 
     Returns
     -------
@@ -186,10 +191,14 @@ def read_system_items(path: Any, systems: Any = None, threshold: float = 0.5) ->
         raise ValueError(f"{spec}: systems {unknown} are not columns; its columns are {columns}.")
     if len(names) < 2:
         raise ValueError(f"{spec}: two or more system columns are needed; got {names}.")
-    scores = np.column_stack([_numbers(df, name, spec) for name in names])
-    truth, ids = _labels_and_ids(df, spec)
+    if classes is None:
+        scores, predicted = np.column_stack([_numbers(df, name, spec) for name in names]), None
+    else:  # the systems are compared by their classes; scores are not used
+        predicted = np.column_stack([_classes(df, name, spec, classes) for name in names])
+        scores = np.ones(predicted.shape)
+    truth, ids = _labels_and_ids(df, spec, classes)
     try:
-        pool = Pool(scores, threshold=threshold, ids=ids, systems=names)
+        pool = Pool(scores, predicted, threshold, ids, systems=names, classes=classes)
     except ValueError as err:
         raise ValueError(f"{spec}: {err}") from None
     return ScoredItems(path.name, pool, df.drop(columns="label", errors="ignore"), truth)

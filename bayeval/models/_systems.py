@@ -119,9 +119,11 @@ def check_measure(measure: Any, n_classes: int, name: str = "measures"):
     """
     from bayeval.measures import Measure, by_name
 
-    if n_classes > 2 or measure in ("macro_f1", "micro_f1"):
-        if measure in SCALAR_MEASURES or getattr(measure, "name", None) == "accuracy":
-            return ConfusionMeasure(measure if isinstance(measure, str) else "accuracy")
+    named = measure if isinstance(measure, str) else getattr(measure, "name", None)
+    if n_classes > 2 or named in ("macro_f1", "micro_f1"):
+        classes_of = getattr(measure, "n_classes", n_classes)  # a ClassMeasure's own classes
+        if named in SCALAR_MEASURES and classes_of == n_classes:
+            return ConfusionMeasure(named)
         raise ValueError(
             f"`{name}` with {n_classes} classes must be one of {list(SCALAR_MEASURES)}; got "
             f"{getattr(measure, 'name', measure)!r}."

@@ -79,27 +79,6 @@ def test_every_disagreement_labelled_makes_the_comparison_exact():
     assert sampler.done
 
 
-def test_label_by_label_updates_equal_drawing_afresh_from_all_the_labels():
-    """A label redraws its own cell, and every cell only in the draws whose weight of the vote
-    it moves: the state must be the one a fresh draw from all the labels gives (same seed)."""
-    pool, truth = shared_error_pool(3, n=400)
-    predictions = pool.predictions.astype(np.int8)
-    order = np.random.default_rng(0).permutation(400)[:60]
-    model = PredictionPatterns(draws=300)
-    stepwise = model.draws_for(predictions, np.random.default_rng(9))
-    for position in order:
-        stepwise.tell(np.array([position]), truth[[position]].astype(int))
-    fresh = model.draws_for(predictions, np.random.default_rng(9))
-    fresh.tell(order, truth[order].astype(int))
-    assert len(set(fresh.weight.tolist())) > 1  # the weight is uncertain: draws differ in it
-    np.testing.assert_array_equal(stepwise.weight, fresh.weight)
-    np.testing.assert_array_equal(stepwise.positives, fresh.positives)
-    np.testing.assert_array_equal(stepwise.confusion(), fresh.confusion())
-    np.testing.assert_array_equal(stepwise.unlabelled_rate, fresh.unlabelled_rate)
-    # the mean is kept up to date by differences: equal up to rounding
-    np.testing.assert_allclose(stepwise.unlabelled_rate_mean, fresh.unlabelled_rate_mean, atol=1e-9)
-
-
 def test_the_posterior_shows_its_draws_in_a_random_order_not_sorted_by_weight():
     """The draws are kept sorted by their weight's uniform; to_datatree must undo that, or
     ArviZ would read the weight's steps as a chain that has not mixed."""
