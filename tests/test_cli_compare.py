@@ -126,8 +126,11 @@ def test_compare_with_classes_reads_class_columns_and_labels_by_name():
     out = json.loads(result.stdout)
     macro_f1 = {}
     for k, name in enumerate("abc"):
-        f1 = [2 * np.sum((truth == c) & (predictions[:, k] == c))
-              / (np.sum(truth == c) + np.sum(predictions[:, k] == c)) for c in range(3)]  # fmt: skip
+        said = predictions[:, k]
+        f1 = [
+            2 * np.sum((truth == c) & (said == c)) / (np.sum(truth == c) + np.sum(said == c))
+            for c in range(3)
+        ]
         macro_f1[name] = float(np.mean(f1))
     assert out["best"] == max(macro_f1, key=macro_f1.get) == "a"
     assert out["stop_reason"].startswith("P(best)")
