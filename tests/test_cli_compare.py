@@ -137,6 +137,20 @@ def test_compare_with_classes_reads_class_columns_and_labels_by_name():
     for row in out["systems"]:  # the reported truth is the macro-F1 of the label column
         assert row["lower"] <= row["difference"] <= row["upper"]
         assert row["true_difference"] == pytest.approx(macro_f1[row["system"]] - macro_f1["a"])
+    # by hand: the systems' predicted classes shown by name, answers by name, q keeps them
+    table.drop(columns="label").to_csv("unlabelled.csv", index=False)
+    by_hand = ["compare", "--pool", "unlabelled.csv", "--classes", "cat,dog,bird", "--no-report"]
+    first = runner.invoke(app, by_hand, input="cat\ndog\nbird\nq\n")
+    assert first.exit_code == 0, first.output
+    assert "prediction a" in first.output and "score a" not in first.output
+    import bayeval as be
+
+    session = be.Session.open("compare_session.db")
+    try:
+        assert session.labels_count() == 3
+        assert sorted(session.resolved_labels()[1].tolist()) == [0, 1, 2]  # cat, dog, bird
+    finally:
+        session.close()
     refused = runner.invoke(app, [*args, "--measure", "f1"])
     assert refused.exit_code == 2
     assert "a multiclass pool takes accuracy" in " ".join(refused.output.replace("│", " ").split())

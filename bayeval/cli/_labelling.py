@@ -449,13 +449,15 @@ class Labeller:
         if self.extra is not None:  # the other columns of the --pool file, in pool order
             fields += list(self.extra.iloc[position].items())
         scores, predictions = pool.scores[position], pool.predictions[position]
-        if pool.classes is not None:
-            fields += [("score", scores), ("prediction", pool.classes[predictions])]
-        elif pool.n_systems == 1:
+        if pool.classes is not None:  # predicted classes by name
+            predictions = np.asarray(pool.classes)[predictions]
+        if pool.n_systems == 1:
             fields += [("score", scores), ("prediction", predictions)]
-        else:
+        else:  # a multiclass comparison's systems give classes, not scores
             for j, system in enumerate(pool.systems):
-                fields += [(f"score {system}", scores[j]), (f"prediction {system}", predictions[j])]
+                if pool.classes is None:
+                    fields.append((f"score {system}", scores[j]))
+                fields.append((f"prediction {system}", predictions[j]))
         return fields, note
 
     def _progress(self) -> str:
