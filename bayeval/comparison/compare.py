@@ -66,7 +66,12 @@ def compare(
         differences are trustworthy where the labels reach the systems' disagreements, and a
         single system's measure is not where they do not. A multiclass pool's default is
         ``PredictionPatterns(n_classes=...)``; ``SystemConfusion(n_classes=...)`` is the other
-        model that takes classes.
+        model that takes classes. Neither is honest on labels drawn at random: with three
+        systems of accuracy 0.9, 0.8 and 0.7 and 100 random labels of 400 items, the interval
+        of the first two systems' difference covered 0.225 (PredictionPatterns) and 0.8
+        (SystemConfusion) of 40 runs with three classes, 0.075 and 0.4 with five
+        (``models/prediction_patterns/spec.md``); label where the systems disagree
+        (:class:`~bayeval.sampling.ModelSelection`).
     rng : int, numpy.random.Generator or None
         Seed or generator of the posterior draws.
 
