@@ -83,10 +83,10 @@ class ActiveStratified(StrataDesign):
     -----
     The design-based estimate is :class:`Stratified`'s over these strata (neighbouring
     strata collapsed until each holds two labels). Coverage and widths against uniform labels
-    are in ``benchmarks/README.md`` (multiclass, "An adaptive design", at 6c5970b): on pools
-    of five classes at 200 labels, macro-F1's interval was 7-24% narrower and the scalar
-    measures covered 0.90-1.00, and 0.90-1.00 with twenty classes; single classes cover less
-    (the least covered class's precision 0.69 under a coin-flip judge;
+    are in ``benchmarks/README.md`` (multiclass, "An adaptive design", at 85eb2f9): on pools
+    of five classes at 200 labels, macro-F1's interval was 8-23% narrower and the scalar
+    measures covered 0.88-1.00, and 0.90-1.00 with twenty classes (at 6c5970b); single
+    classes cover less (the least covered class's precision 0.70 under a coin-flip judge;
     ``models/class_calibration/spec.md``, Known limits).
 
     Examples
