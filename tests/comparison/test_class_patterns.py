@@ -235,3 +235,20 @@ def test_stopping_at_prob_best_095_picks_the_true_best_among_classes():
             right += int(correct[list(pool.systems).index(sampler.best)] == correct.max())
     assert stopped >= 15
     assert right / stopped >= 0.95 - 2 * np.sqrt(0.95 * 0.05 / stopped)
+
+
+def test_multiclass_intervals_stay_in_the_unit_interval_and_hold_their_estimate():
+    """Every measure of every system, from 60 labels where the systems disagree (seeded): its
+    draws inside [0, 1] and its posterior mean inside its own 95% interval."""
+    predictions, truth = class_pool(8, n=400)
+    pool = multiclass_pool(predictions)
+    sampler = ModelSelection(pool, rng=5)
+    sampler.run(truth, budget=60)
+    measures = ("accuracy", "balanced_accuracy", "macro_f1", "micro_f1")
+    for name in measures:
+        draws = sampler.estimate(measure=name).posterior["posterior"][name]
+        values = draws.values.reshape(-1, pool.n_systems)
+        assert np.all((values >= 0) & (values <= 1))
+        lower, upper = np.quantile(values, [0.025, 0.975], axis=0)
+        mean = values.mean(axis=0)
+        assert np.all((lower <= mean) & (mean <= upper))
