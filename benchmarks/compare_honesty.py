@@ -6,10 +6,19 @@ Two kinds of pool:
   easy item with probability ``0.12 - 0.1 k / (K - 1)``; a share ``--hard`` of the items is hard,
   where each system errs with probability 0.45 on its own and 80% of the systems follow one
   shared coin instead (errors that systems share);
+- ``classes``: three systems of accuracy 0.7, 0.8 and 0.9 on 400 items of ``--classes`` classes,
+  each wrong prediction a class other than the truth; with ``--shared-class`` the systems wrong
+  on an item all name the same wrong class there (errors that share the class they name);
 - a Model Selector task (``--data DIR``, a checkout of RobustML-Lab/model-selector, which has no
-  license and is not shipped): ``resources/datasets/glue/<task>/{predictions,oracle}.npy``.
+  license and is not shipped): ``resources/datasets/glue/<task>/{predictions,oracle}.npy``, and
+  ``pacs`` (seven classes, 30 models) from ``resources/datasets/pacs/``.
 
-``--design random`` labels ``--labels`` items drawn uniformly; the table reports how often the
+Models: ``consensus`` (``ConsensusCalibration``), ``confusion`` (``SystemConfusion``), ``shared``
+(``SystemConfusion(shared_errors=True)``, the multiclass default of ``be.compare``) and
+``patterns`` (``PredictionPatterns``, ``ModelSelection``'s model); the last three take classes.
+
+``--design random`` labels ``--labels`` items drawn uniformly (``disagreements``: drawn uniformly
+from the items on which the systems do not all agree); the table reports how often the
 95% intervals of every system's accuracy covered the truth, the difference best - worst
 (synthetic), and how often P(best) >= 0.95 was reported and right. ``--design active`` follows
 Model Selector's protocol (pools of a task's ``numSamples`` items, items on which every system
@@ -25,6 +34,8 @@ Run from the repository root (single-threaded BLAS is faster on a busy machine):
         --data ../model-selector --model confusion --labels 100 --runs 20
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/compare_honesty.py --pool sst2 \\
         --data ../model-selector --model consensus --design active --labels 60 --runs 12
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/compare_honesty.py --pool classes \\
+        --classes 5 --shared-class --model shared --labels 100 --runs 40
 """
 
 from __future__ import annotations
@@ -35,10 +46,17 @@ from pathlib import Path
 
 import numpy as np
 
-from bayeval.models import ConsensusCalibration, ScoreCalibration, SystemConfusion
+from bayeval.models import (
+    ConsensusCalibration,
+    PredictionPatterns,
+    ScoreCalibration,
+    SystemConfusion,
+)
 
 #: Model Selector's pool size per task (its configs' ``numSamples``).
 POOL_SIZES = {"sst2": 750, "mrpc": 350, "cola": 800, "rte": 250, "qnli": 1000}
+#: The models that take classes.
+CLASS_MODELS = ("confusion", "shared", "patterns")
 
 
 def synthetic_pool(systems: int, hard: float, rng: np.random.Generator):
@@ -54,10 +72,22 @@ def synthetic_pool(systems: int, hard: float, rng: np.random.Generator):
     return truth.astype(int), np.where(wrong, ~truth[:, None], truth[:, None]).astype(int)
 
 
-def accuracy_draws(model: str, predictions, labelled, truth, rng, draws: int = 1000):
+def class_pool(classes: int, shared_class: bool, rng: np.random.Generator):
+    """Return ``(truth, predictions)`` of three systems of accuracy 0.7, 0.8, 0.9, 400 items."""
+    n = 400
+    truth = rng.integers(0, classes, n)
+    # a wrong prediction is another class, the same for every system wrong on the item or not
+    other = rng.integers(1, classes, (n, 1) if shared_class else (n, 3))
+    right = rng.random((n, 3)) < [0.7, 0.8, 0.9]
+    return truth, np.where(right, truth[:, None], (truth[:, None] + other) % classes)
+
+
+def accuracy_draws(model: str, predictions, labelled, truth, rng, draws: int = 1000, classes=2):
     """Posterior draws ``(draws, systems)`` of every system's accuracy on the pool."""
-    if model == "confusion":
-        spec = SystemConfusion(draws=draws)
+    if model in ("confusion", "shared"):
+        spec = SystemConfusion(draws=draws, n_classes=classes, shared_errors=model == "shared")
+    elif model == "patterns":
+        spec = PredictionPatterns(draws=draws, n_classes=classes)
     else:
         spec = ConsensusCalibration(calibration=ScoreCalibration(draws=draws))
     dt = spec.posterior(predictions, labelled, truth[labelled], rng=rng)
@@ -73,19 +103,26 @@ def prob_best(draws: np.ndarray) -> np.ndarray:
 def random_design(args, pool_of):
     """Print coverage and P(best) reports of labels drawn uniformly at random."""
     covered, top_covered, top_bias, best_worst, reports = [], [], [], [], []
+    each = []
     for run in range(args.runs):
         rng = np.random.default_rng(run)
         truth, predictions = pool_of(rng)
         accuracy = (predictions == truth[:, None]).mean(axis=0)
-        labelled = rng.choice(truth.size, args.labels, replace=False)
-        draws = accuracy_draws(args.model, predictions, labelled, truth, run)
+        candidates = np.arange(truth.size)
+        if args.design == "disagreements":
+            candidates = np.flatnonzero((predictions != predictions[:, :1]).any(axis=1))
+        labelled = rng.choice(candidates, min(args.labels, candidates.size), replace=False)
+        draws = accuracy_draws(
+            args.model, predictions, labelled, truth, run, classes=args.classes or 2
+        )
         lower, upper = np.quantile(draws, [0.025, 0.975], axis=0)
         inside = (lower <= accuracy) & (accuracy <= upper)
         covered.append(inside.mean())
+        each.append(inside)
         top = np.argsort(accuracy)[-5:]  # the five most accurate systems
         top_covered.append(inside[top].mean())
         top_bias.append((draws.mean(axis=0) - accuracy)[top].mean())
-        if args.pool == "synthetic":  # the last system is the best, the first the worst
+        if args.pool in ("synthetic", "classes"):  # the last system is the best, the first worst
             difference = draws[:, -1] - draws[:, 0]
             low, high = np.quantile(difference, [0.025, 0.975])
             best_worst.append(low <= accuracy[-1] - accuracy[0] <= high)
@@ -94,8 +131,12 @@ def random_design(args, pool_of):
     reports = np.array(reports)
     sure = reports[:, 0] >= 0.95
     difference = f"; best - worst covered {np.mean(best_worst):.3f}" if best_worst else ""
+    if args.pool == "classes":
+        shown = ", ".join(f"{v:.3f}" for v in np.mean(each, axis=0))
+        difference += f"; each system covered (worst first) {shown}"
     print(
-        f"{args.pool}, {args.model}, {args.labels} random labels, {args.runs} runs: accuracy "
+        f"{args.pool}, {args.classes or 2} classes{', shared class' * args.shared_class}, "
+        f"{args.model}, {args.labels} labels ({args.design}), {args.runs} runs: accuracy "
         f"covered {np.mean(covered):.3f} (the five best systems {np.mean(top_covered):.3f}, "
         f"their posterior means off by {np.mean(top_bias):+.3f}){difference}; "
         f"P(best) >= 0.95 in {int(sure.sum())} runs, right in {int(reports[sure, 1].sum())}; "
@@ -140,24 +181,39 @@ def active_design(args, predictions_all, truth_all):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pool", default="synthetic", choices=["synthetic", *POOL_SIZES])
+    pools = ["synthetic", "classes", "pacs", *POOL_SIZES]
+    parser.add_argument("--pool", default="synthetic", choices=pools)
     parser.add_argument("--data", type=Path, help="a checkout of RobustML-Lab/model-selector")
-    parser.add_argument("--model", default="consensus", choices=["consensus", "confusion"])
-    parser.add_argument("--design", default="random", choices=["random", "active"])
+    models = ["consensus", *CLASS_MODELS]
+    parser.add_argument("--model", default="consensus", choices=models)
+    designs = ["random", "disagreements", "active"]
+    parser.add_argument("--design", default="random", choices=designs)
     parser.add_argument("--systems", type=int, default=5)
     parser.add_argument("--hard", type=float, default=0.3)
+    parser.add_argument("--classes", type=int, help="classes of --pool classes (default 3)")
+    parser.add_argument("--shared-class", action="store_true", help="errors name one class")
     parser.add_argument("--labels", type=int, default=200)
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")  # the models' mixing warnings, counted in the tables instead
+    if args.pool == "pacs":
+        args.classes = 7
+    elif args.pool == "classes":
+        args.classes = args.classes or 3
+    if args.classes and args.model not in CLASS_MODELS:
+        parser.error(f"--pool {args.pool} has classes: --model must be one of {CLASS_MODELS}")
+    if args.design == "active" and args.pool not in POOL_SIZES:
+        parser.error("--design active needs a Model Selector GLUE task (--pool sst2 ...)")
     if args.pool == "synthetic":
-        if args.design == "active":
-            parser.error("--design active needs a Model Selector task (--pool sst2 ...)")
         random_design(args, lambda rng: synthetic_pool(args.systems, args.hard, rng))
+        return
+    if args.pool == "classes":
+        random_design(args, lambda rng: class_pool(args.classes, args.shared_class, rng))
         return
     if args.data is None:
         parser.error(f"--pool {args.pool} needs --data (a Model Selector checkout)")
-    task = args.data / "resources" / "datasets" / "glue" / args.pool
+    datasets = args.data / "resources" / "datasets"
+    task = datasets / "pacs" if args.pool == "pacs" else datasets / "glue" / args.pool
     predictions = np.load(task / "predictions.npy").astype(int)
     truth = np.load(task / "oracle.npy").astype(int)
     if args.design == "active":

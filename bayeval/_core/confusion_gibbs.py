@@ -25,6 +25,7 @@ from scipy import special
 
 __all__ = [
     "confusion_counts",
+    "dirichlet_rows",
     "gibbs_confusion",
     "gibbs_responses",
     "one_hot_patterns",
@@ -53,7 +54,7 @@ def confusion_counts(M: np.ndarray, one_hot: np.ndarray, n_systems: int) -> np.n
     return np.moveaxis(counts, -2, -3)  # (..., K, C, predicted)
 
 
-def _dirichlet(rng: np.random.Generator, alpha: np.ndarray) -> np.ndarray:
+def dirichlet_rows(rng: np.random.Generator, alpha: np.ndarray) -> np.ndarray:
     """Dirichlet draws along the last axis, vectorised over the others."""
     g = rng.standard_gamma(alpha)
     total = g.sum(axis=-1, keepdims=True)
@@ -104,7 +105,7 @@ def sweep_classes(
     C = log_prior.shape[1]
     A = responses.shape[1] // C
     for _ in range(sweeps):
-        confusion = _dirichlet(rng, confusion_prior + confusion_counts(np.eye(C)[classes],
+        confusion = dirichlet_rows(rng, confusion_prior + confusion_counts(np.eye(C)[classes],
                                                                        responses, A))  # fmt: skip
         with np.errstate(divide="ignore"):  # an answer whose probability underflowed
             # log P(answers | class c): sum over (annotator a, answer j) of count * log theta
@@ -214,8 +215,8 @@ def gibbs_responses(
         out["classes"] = np.empty((chains, draws, P, C), dtype=np.int32)
     for sweep in range(warmup + draws * thin):
         counts = confusion_counts(M, responses, K)
-        pi = _dirichlet(rng, class_prior + in_stratum @ M)  # (chains, S, C)
-        theta = _dirichlet(rng, confusion_prior + counts)  # (chains, K, C, C)
+        pi = dirichlet_rows(rng, class_prior + in_stratum @ M)  # (chains, S, C)
+        theta = dirichlet_rows(rng, confusion_prior + counts)  # (chains, K, C, C)
         if sweep >= warmup and (sweep - warmup) % thin == thin - 1:
             d = (sweep - warmup) // thin
             out["class_prior"][:, d], out["confusion"][:, d] = pi, theta

@@ -16,8 +16,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from bayeval._constraints import Integer, OneOf, Optional, Positive, validate_fields
+from bayeval._constraints import Flag, Integer, OneOf, Optional, Positive, validate_fields
 from bayeval._core.confusion_gibbs import gibbs_confusion, one_hot_patterns
+from bayeval._core.shared_errors_gibbs import gibbs_shared_errors
 from bayeval._validation import check_draws, check_rng
 from bayeval.models._systems import (
     check_labelled,
@@ -46,13 +47,14 @@ class ConfusionWarning(UserWarning):
 @validate_fields(
     class_prior=Positive(),
     correct_prior=Positive(),
-    error_prior=Positive(),
+    error_prior=Optional(Positive()),
     n_classes=Integer(minimum=2),
     draws=Integer(minimum=1),
     chains=Integer(minimum=1),
     warmup=Integer(minimum=0),
     thin=Optional(Integer(minimum=1)),
     engine=OneOf(("fast", "pymc")),
+    shared_errors=Flag(),
 )
 class SystemConfusion:
     """The label of each item given the predictions of ``K`` systems (Dawid-Skene).
@@ -67,11 +69,15 @@ class SystemConfusion:
     ----------
     class_prior : float, default 1.0
         ``pi ~ Dirichlet(class_prior, ..., class_prior)``: every prevalence alike.
-    correct_prior, error_prior : float, default 2.0 and 1.0
-        Each row ``theta[k, c] ~ Dirichlet``, ``correct_prior`` on the right class ``c`` and
-        ``error_prior`` on each wrong one: a priori a system is right more often than chance
-        (with two classes two times in three on average, with a flat spread from 0 to 1), which
-        tells the classes apart where no label is yet known; a few labels outweigh it.
+    correct_prior : float, default 2.0
+        Each row ``theta[k, c] ~ Dirichlet`` has ``correct_prior`` on the right class ``c``.
+    error_prior : float, optional
+        The weight of each wrong class in every row ``theta[k, c]``; default
+        ``1 / (n_classes - 1)``, one in all, so that a priori a system is right two times in
+        three on average whatever the number of classes (with two classes: spread flat from 0
+        to 1). This tells the classes apart where no label is yet known; a few labels outweigh
+        it. (A weight of one on each wrong class says, with five classes, that a system is
+        right one time in three, and pulled the best system's accuracy down: model card.)
     n_classes : int, default 2
         Classes ``0 .. n_classes - 1`` of the labels and predictions.
     draws, chains : int, default 1000 and 4
@@ -91,13 +97,22 @@ class SystemConfusion:
         with the classes of the unlabelled items summed out, then drawn given each draw.
         Either warns (:class:`ConfusionWarning`) when a measure's bulk effective sample size is
         below 400 or its ``r_hat`` above 1.01.
+    shared_errors : bool, default False
+        Let the joint law of an item's class and predictions depart from the independent one:
+        a Dirichlet process centred on it, whose concentration is learned
+        (:mod:`bayeval._core.shared_errors_gibbs`). A pattern of predictions whose labels
+        contradict independence (systems that err together and name the same wrong class)
+        then has its unlabelled items follow its labels; where the errors are independent the
+        concentration grows and the model is Dawid-Skene's. ``engine="fast"`` only.
 
     Notes
     -----
-    The systems' errors are assumed independent given the class. Systems that err on the same
-    hard items make the model too sure of the unlabelled items' classes; the labels correct
-    this only where they fall (the model card's Known limits, and the coverage of P(best) in
-    ``benchmarks/README.md``).
+    The systems' errors are assumed independent given the class (unless ``shared_errors``).
+    Systems that err on the same hard items make the model too sure of the unlabelled items'
+    classes; the labels correct this only where they fall (the model card's Known limits, and
+    the coverage of P(best) in ``benchmarks/README.md``). ``shared_errors`` corrects it pattern
+    by pattern, so only where patterns repeat: with many systems, whose patterns are nearly all
+    seen once, it is Dawid-Skene's model (model card).
 
     References
     ----------
@@ -125,23 +140,30 @@ class SystemConfusion:
 
     class_prior: float = 1.0
     correct_prior: float = 2.0
-    error_prior: float = 1.0
+    error_prior: float | None = None
     n_classes: int = 2
     draws: int = 1000
     chains: int = 4
     warmup: int = 200
     thin: int | None = None
     engine: Literal["fast", "pymc"] = "fast"
+    shared_errors: bool = False
 
     def __post_init__(self):
-        """Check ``draws`` against ``chains`` (the fields are checked)."""
+        """Check ``draws`` against ``chains``, and the engine of ``shared_errors``."""
         check_draws(self.draws, self.chains)
+        if self.shared_errors and self.engine != "fast":
+            raise ValueError(
+                f"`shared_errors=True` is sampled by engine='fast' only; got "
+                f"engine={self.engine!r}. Pass engine='fast', or shared_errors=False for NUTS."
+            )
 
     @property
     def confusion_prior(self) -> np.ndarray:
         """The Dirichlet concentrations of each row ``theta[k, c]``: ``(n_classes, n_classes)``."""
         C = self.n_classes
-        return np.where(np.eye(C, dtype=bool), self.correct_prior, self.error_prior)
+        error = 1 / (C - 1) if self.error_prior is None else self.error_prior
+        return np.where(np.eye(C, dtype=bool), self.correct_prior, error)
 
     def posterior(
         self,
@@ -179,6 +201,8 @@ class SystemConfusion:
             ``true_class``, ``predicted``) and each measure (``system``), dims ``chain`` and
             ``draw`` first; ``observed_data``: ``labelled_confusion``, each system's confusion
             counts on the labelled items. Attributes ``engine``, ``n_items``, ``n_labelled``.
+            With ``shared_errors``, ``concentration`` too (the process's ``alpha``), and
+            ``class_prior`` and ``confusion`` are those of its centre.
         """
         rng = check_rng(rng)
         preds = check_predictions(predictions, self.n_classes)
@@ -215,13 +239,14 @@ class SystemConfusion:
             "rng": rng,
         }
         unlabelled = unlabelled_counts.astype(np.int64)
+        sampler = gibbs_shared_errors if self.shared_errors else gibbs_confusion
         thin, warmup, start = self.thin, self.warmup, None
         if thin is None:
-            pilot = gibbs_confusion(
+            pilot = sampler(
                 patterns, labelled_counts, unlabelled, draws=PILOT_SWEEPS, warmup=warmup, **common
             )
             thin, warmup, start = _thinning(pilot["counts"]), 0, pilot["state"]
-        return gibbs_confusion(
+        return sampler(
             patterns,
             labelled_counts,
             unlabelled,
@@ -264,6 +289,8 @@ def _datatree(spec, draws, measures, names, n_items, n_labelled):
         "class_prior": (sampled + ("true_class",), draws["class_prior"]),
         "confusion": (sampled + ("system", "true_class", "predicted"), draws["confusion"]),
     }
+    if "concentration" in draws:  # shared_errors: the Dirichlet process's alpha
+        data["concentration"] = (sampled, draws["concentration"])
     with np.errstate(invalid="ignore", divide="ignore"):
         for m in measures:
             data[m.name] = (sampled + ("system",), measure_from_counts(m, draws["counts"]))

@@ -175,6 +175,7 @@ def test_compare_takes_a_multiclass_pool():
     predictions, truth = class_pool(5, n=300)
     pool = multiclass_pool(predictions)
     result = be.compare(pool, np.arange(300), truth, rng=0)
+    assert "SystemConfusion" in result.model and "shared_errors=True" in result.model
     assert "n_classes=4" in result.model
     np.testing.assert_allclose(
         result.estimate.values, (predictions == truth[:, None]).mean(axis=0), atol=1e-12

@@ -8,6 +8,7 @@ from scipy import special
 
 from bayeval import measures
 from bayeval._core.multiclass import confusion_measures
+from bayeval._core.shared_errors_gibbs import concentration_grid
 from bayeval.models import ConfusionWarning, SystemConfusion
 from bayeval.models._systems import measure_from_counts
 
@@ -26,21 +27,67 @@ def _log_dirichlet_multinomial(counts, alpha):
     )
 
 
+def _log_independent(spec, y):
+    """log P(classes y, predictions) of Dawid-Skene, pi and theta integrated out."""
+    prior = spec.confusion_prior
+    log_p = _log_dirichlet_multinomial(np.bincount(y, minlength=2), np.ones(2))
+    for k in range(2):
+        for c in range(2):
+            made = np.bincount(PREDICTIONS[y == c, k], minlength=2)
+            log_p += _log_dirichlet_multinomial(made, prior[c])
+    return log_p
+
+
+def _stirling_first_kind(n):
+    """Unsigned Stirling numbers of the first kind ``s[m, t]`` for ``m, t <= n``."""
+    s = np.zeros((n + 1, n + 1))
+    s[0, 0] = 1.0
+    for m in range(n):
+        s[m + 1, 1:] = m * s[m, 1:] + s[m, :-1]
+    return s
+
+
+def _log_shared_errors(spec, y):
+    """log P(classes y, predictions) of the Dirichlet process centred on Dawid-Skene.
+
+    The items of class ``c`` and pattern ``x`` (a cell) sit at ``t`` tables with weight
+    ``s(n, t) (alpha B(c, x))^t``; ``B``'s parameters are integrated out given the tables
+    (Dirichlet-multinomial in the tables' class totals and confusion counts), and ``alpha``
+    summed over its grid, every point a priori alike.
+    """
+    patterns, cell = np.unique(PREDICTIONS, axis=0, return_inverse=True)
+    n = np.zeros((len(patterns), 2), dtype=int)
+    np.add.at(n, (cell, y), 1)
+    stirling = _stirling_first_kind(len(y))
+    grid = concentration_grid(len(y))
+    occupied = np.argwhere(n > 0)
+    total = -np.inf
+    for counts in itertools.product(*(range(1, n[p, c] + 1) for p, c in occupied)):
+        tables = np.zeros_like(n)
+        tables[tuple(occupied.T)] = counts
+        log_t = np.log(stirling[n[tuple(occupied.T)], counts]).sum()
+        log_t += _log_dirichlet_multinomial(tables.sum(axis=0), np.ones(2))
+        for k in range(2):
+            for c in range(2):
+                made = np.bincount(patterns[:, k], weights=tables[:, c], minlength=2)
+                log_t += _log_dirichlet_multinomial(made, spec.confusion_prior[c])
+        log_alpha = (
+            tables.sum() * np.log(grid) + special.gammaln(grid) - special.gammaln(grid + len(y))
+        )
+        total = np.logaddexp(total, log_t + special.logsumexp(log_alpha) - np.log(grid.size))
+    return total
+
+
 def _exact_accuracy_distribution(spec):
     """P(accuracy of system 0, accuracy of system 1) over every completion of the labels."""
+    log_joint = _log_shared_errors if spec.shared_errors else _log_independent
     unlabelled = np.setdiff1d(np.arange(len(PREDICTIONS)), LABELLED)
-    prior = spec.confusion_prior
     weights = {}
     for completion in itertools.product((0, 1), repeat=unlabelled.size):
         y = np.empty(len(PREDICTIONS), dtype=int)
         y[LABELLED], y[unlabelled] = LABELS, completion
-        log_p = _log_dirichlet_multinomial(np.bincount(y, minlength=2), np.ones(2))
-        for k in range(2):
-            for c in range(2):
-                made = np.bincount(PREDICTIONS[y == c, k], minlength=2)
-                log_p += _log_dirichlet_multinomial(made, prior[c])
         key = tuple((PREDICTIONS == y[:, None]).sum(axis=0))
-        weights[key] = weights.get(key, 0.0) + np.exp(log_p)
+        weights[key] = weights.get(key, 0.0) + np.exp(log_joint(spec, y))
     total = sum(weights.values())
     return {key: w / total for key, w in weights.items()}
 
@@ -59,6 +106,10 @@ def _check_against_exact(spec, rng):
 
 def test_the_gibbs_draws_follow_the_exact_posterior():
     _check_against_exact(SystemConfusion(draws=20_000), rng=0)
+
+
+def test_the_gibbs_draws_with_shared_errors_follow_the_exact_posterior():
+    _check_against_exact(SystemConfusion(draws=20_000, shared_errors=True), rng=2)
 
 
 @pytest.mark.slow
@@ -133,6 +184,23 @@ def test_bad_input_is_refused_naming_the_parameter(arguments, message):
 def test_draws_must_split_into_chains():
     with pytest.raises(ValueError, match="`draws` must be a multiple of `chains`"):
         SystemConfusion(draws=10, chains=4)
+
+
+def test_shared_errors_are_a_flag_of_the_fast_engine():
+    with pytest.raises(ValueError, match="`shared_errors` must be True or False; got 'yes'"):
+        SystemConfusion(shared_errors="yes")
+    with pytest.raises(ValueError, match="`shared_errors=True` is sampled by engine='fast' only"):
+        SystemConfusion(shared_errors=True, engine="pymc")
+
+
+def test_shared_errors_report_the_concentration():
+    dt = SystemConfusion(draws=40, shared_errors=True).posterior(
+        PREDICTIONS, LABELLED, LABELS, rng=0
+    )
+    concentration = dt["posterior"]["concentration"]
+    assert concentration.dims == ("chain", "draw")
+    grid = concentration_grid(len(PREDICTIONS))
+    assert np.isin(concentration.values, grid).all()
 
 
 def test_three_classes():
