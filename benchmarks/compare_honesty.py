@@ -24,7 +24,11 @@ from the items on which the systems do not all agree); the table reports how oft
 Model Selector's protocol (pools of a task's ``numSamples`` items, items on which every system
 agrees dropped): each step labels a random item on which the two systems most likely best
 disagree, refitting every five labels, up to ``--labels``; it reports, per number of labels, how
-often the most likely best system is the true best and the mean P(best).
+often the most likely best system is the true best and the mean P(best). ``--design selection``
+(pools with classes) labels with ``ModelSelection`` until it stops or ``--labels`` are used
+(PACS: pools of 1,000 items, those on which every model agrees dropped) and reports how often the
+differences between its leading system and each other cover the truth, read from its own draws
+and from ``--model`` fitted to the same labels.
 
 Run from the repository root (single-threaded BLAS is faster on a busy machine)::
 
@@ -179,6 +183,62 @@ def active_design(args, predictions_all, truth_all):
         )
 
 
+def selection_design(args, pool_of):
+    """Print the coverage of the leader-minus-others differences after ``ModelSelection``.
+
+    Each run labels with ``ModelSelection`` (multiclass pools) until it stops or ``--labels``
+    are used, then reads the differences between its leading system and every other from its
+    own draws (``PredictionPatterns``) and from ``--model`` fitted to the same labels.
+    """
+    import bayeval as be
+
+    own, refit, right, used = [], [], [], []
+    for run in range(args.runs):
+        rng = np.random.default_rng(run)
+        truth, predictions = pool_of(rng)
+        keep = predictions.min(axis=1) != predictions.max(axis=1)  # as Model Selector's pools
+        if args.pool == "pacs":
+            rows = rng.choice(truth.size, 1_000, replace=False)
+            rows = rows[keep[rows]]
+            truth, predictions = truth[rows], predictions[rows]
+        names = [f"s{k}" for k in range(predictions.shape[1])]
+        classes = [f"c{c}" for c in range(args.classes)]
+        pool = be.Pool(np.ones(predictions.shape), predictions, classes=classes, systems=names)
+        sampler = be.sampling.ModelSelection(pool, rng=run)
+        budget = min(args.labels, sampler.disagreements)
+        while sampler.labels_used < budget and not sampler.done:
+            ids = sampler.ask(1)
+            sampler.tell(ids, truth[ids])
+        accuracy = (predictions == truth[:, None]).mean(axis=0)
+        leader = names.index(sampler.best)
+        others = np.arange(len(names)) != leader
+        labelled = np.asarray(sampler.labelled()[0], dtype=int)
+        posterior = sampler.estimate().posterior["posterior"]["accuracy"]
+        draws_own = posterior.values.reshape(-1, len(names))
+        draws_refit = accuracy_draws(
+            args.model, predictions, labelled, truth, run, 1000, args.classes
+        )
+        for draws, out in ((draws_own, own), (draws_refit, refit)):
+            difference = draws[:, [leader]] - draws
+            lower, upper = np.quantile(difference, [0.025, 0.975], axis=0)
+            true = accuracy[leader] - accuracy
+            out.append(((lower <= true) & (true <= upper))[others])
+        right.append(accuracy[leader] == accuracy.max())
+        used.append(sampler.labels_used)
+
+    def shown(covered):  # and each other system's, in order, where they are few
+        each = ", ".join(f"{v:.3f}" for v in np.mean(covered, axis=0))
+        return f"{np.mean(covered):.3f}" + (f" ({each})" if len(covered[0]) <= 4 else "")
+
+    print(
+        f"{args.pool}, {args.classes} classes{', shared class' * args.shared_class}, "
+        f"ModelSelection then {args.model}, up to {args.labels} labels, {args.runs} runs: "
+        f"median labels {np.median(used):.0f}; leader the true best in {np.mean(right):.3f}; "
+        f"leader - other covered by its own draws {shown(own)}, "
+        f"by {args.model} on its labels {shown(refit)}"
+    )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     pools = ["synthetic", "classes", "pacs", *POOL_SIZES]
@@ -186,7 +246,7 @@ def main(argv=None):
     parser.add_argument("--data", type=Path, help="a checkout of RobustML-Lab/model-selector")
     models = ["consensus", *CLASS_MODELS]
     parser.add_argument("--model", default="consensus", choices=models)
-    designs = ["random", "disagreements", "active"]
+    designs = ["random", "disagreements", "active", "selection"]
     parser.add_argument("--design", default="random", choices=designs)
     parser.add_argument("--systems", type=int, default=5)
     parser.add_argument("--hard", type=float, default=0.3)
@@ -207,8 +267,11 @@ def main(argv=None):
     if args.pool == "synthetic":
         random_design(args, lambda rng: synthetic_pool(args.systems, args.hard, rng))
         return
+    design = selection_design if args.design == "selection" else random_design
+    if args.design == "selection" and not args.classes:
+        parser.error("--design selection needs a pool with classes (--pool classes or pacs)")
     if args.pool == "classes":
-        random_design(args, lambda rng: class_pool(args.classes, args.shared_class, rng))
+        design(args, lambda rng: class_pool(args.classes, args.shared_class, rng))
         return
     if args.data is None:
         parser.error(f"--pool {args.pool} needs --data (a Model Selector checkout)")
@@ -219,7 +282,7 @@ def main(argv=None):
     if args.design == "active":
         active_design(args, predictions, truth)
     else:
-        random_design(args, lambda rng: (truth, predictions))
+        design(args, lambda rng: (truth, predictions))
 
 
 if __name__ == "__main__":

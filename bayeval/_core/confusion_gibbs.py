@@ -28,6 +28,7 @@ __all__ = [
     "dirichlet_rows",
     "gibbs_confusion",
     "gibbs_responses",
+    "majority_start",
     "one_hot_patterns",
     "sweep_classes",
 ]
@@ -52,6 +53,18 @@ def confusion_counts(M: np.ndarray, one_hot: np.ndarray, n_systems: int) -> np.n
     flat = np.moveaxis(M, -2, 0).reshape(P, -1)  # (P, ... * C)
     counts = (flat.T @ one_hot).reshape(*lead, C, n_systems, predicted)
     return np.moveaxis(counts, -2, -3)  # (..., K, C, predicted)
+
+
+def majority_start(responses: np.ndarray, labelled: np.ndarray, unlabelled: np.ndarray):
+    """Return the class counts per pattern ``(P, C)`` that chains start from.
+
+    The labels, and every unlabelled item of a pattern in the class its responders name most.
+    """
+    P, C = labelled.shape
+    votes = responses.reshape(P, -1, C).sum(axis=1)
+    start = np.zeros((P, C))
+    start[np.arange(P), votes.argmax(axis=1)] = unlabelled
+    return labelled + start
 
 
 def dirichlet_rows(rng: np.random.Generator, alpha: np.ndarray) -> np.ndarray:
@@ -198,12 +211,8 @@ def gibbs_responses(
     S = int(strata.max()) + 1 if P else 1
     in_stratum = np.zeros((S, P))
     in_stratum[strata, np.arange(P)] = 1.0
-    # start every chain from the labels and the majority vote of each pattern's unlabelled items
     if start is None:
-        votes = responses.reshape(P, K, C).sum(axis=1)
-        start = np.zeros((P, C))
-        start[np.arange(P), votes.argmax(axis=1)] = unlabelled
-        start = labelled + start
+        start = majority_start(responses, labelled, unlabelled)
     M = np.broadcast_to(start, (chains, P, C)).copy()
     n_unlabelled = np.broadcast_to(unlabelled, (chains, P))
     out = {

@@ -36,7 +36,12 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from bayeval._core.confusion_gibbs import confusion_counts, dirichlet_rows, one_hot_patterns
+from bayeval._core.confusion_gibbs import (
+    confusion_counts,
+    dirichlet_rows,
+    majority_start,
+    one_hot_patterns,
+)
 
 __all__ = ["EXACT_CUSTOMERS", "concentration_grid", "gibbs_shared_errors", "tables"]
 
@@ -73,7 +78,9 @@ def tables(rng: np.random.Generator, customers: np.ndarray, alpha: np.ndarray) -
     alpha = np.broadcast_to(alpha, customers.shape)
     out = np.zeros(customers.shape)
     for j in range(int(min(EXACT_CUSTOMERS, customers.max(initial=0)))):
-        out += (j < customers) & (rng.random(customers.shape) * (alpha + j) < alpha)
+        # the first customer opens a table whatever alpha (even one that underflowed to 0)
+        opens = (j == 0) | (rng.random(customers.shape) * (alpha + j) < alpha)
+        out += (j < customers) & opens
     many = customers > EXACT_CUSTOMERS
     if many.any():
         n, a = customers[many], np.maximum(alpha[many], 1e-300)
@@ -106,18 +113,8 @@ def gibbs_shared_errors(
     ----------
     patterns : ndarray of int, shape (P, K)
         The distinct predictions of the ``K`` systems, classes ``0..C-1``.
-    labelled : ndarray of int, shape (P, C)
-        Labelled items of each pattern and class.
-    unlabelled : ndarray of int, shape (P,)
-        Unlabelled items of each pattern.
-    class_prior : ndarray, shape (C,)
-        The Dirichlet concentrations of the prevalences.
-    confusion_prior : ndarray, shape (C, C)
-        Row ``c``: the Dirichlet concentrations of a system's predictions for class ``c``.
-    chains, draws, warmup, thin : int
-        ``draws`` sweeps are kept per chain, every ``thin``-th after ``warmup``.
-    rng : numpy.random.Generator
-        The source of every draw.
+    labelled, unlabelled, class_prior, confusion_prior, chains, draws, warmup, thin, rng
+        As in :func:`bayeval._core.confusion_gibbs.gibbs_responses`.
     start : dict, optional
         The ``state`` of an earlier run to go on from; default: the labels and each pattern's
         majority vote, every item its own table, ``alpha`` at the top of its grid.
@@ -133,13 +130,10 @@ def gibbs_shared_errors(
     P, K = patterns.shape
     C = labelled.shape[1]
     one_hot = one_hot_patterns(patterns, C)
-    grid = concentration_grid(int(labelled.sum() + unlabelled.sum()))
-    n_items = labelled.sum() + unlabelled.sum()
+    n_items = int(labelled.sum() + unlabelled.sum())
+    grid = concentration_grid(n_items)
     if start is None:
-        votes = one_hot.reshape(P, K, C).sum(axis=1)
-        majority = np.zeros((P, C))
-        majority[np.arange(P), votes.argmax(axis=1)] = unlabelled
-        first = labelled + majority
+        first = majority_start(one_hot, labelled, unlabelled)
         start = {"classes": first, "tables": first, "concentration": np.full(chains, grid[-1])}
     M = np.broadcast_to(start["classes"], (chains, P, C)).copy()
     T = np.broadcast_to(start["tables"], (chains, P, C)).copy()
@@ -161,8 +155,10 @@ def gibbs_shared_errors(
         log_base = log_pi[:, None, :] + one_hot @ np.swapaxes(log_theta, -1, -2).reshape(
             chains, K * C, C
         )
-        weight = alpha[:, None, None] * np.exp(log_base)  # alpha B, (chains, P, C)
-        M = labelled + rng.multinomial(n_unlabelled, _dirichlet_in_logs(rng, weight + labelled))
+        log_weight = np.log(alpha)[:, None, None] + log_base  # log(alpha B), (chains, P, C)
+        weight = np.exp(log_weight)
+        shares = _dirichlet_in_logs(rng, _concentrations(log_weight, weight + labelled))
+        M = labelled + rng.multinomial(n_unlabelled, shares)
         if sweep >= warmup and (sweep - warmup) % thin == thin - 1:
             d = (sweep - warmup) // thin
             out["class_prior"][:, d], out["confusion"][:, d] = pi, theta
@@ -174,13 +170,27 @@ def gibbs_shared_errors(
     return out
 
 
+def _concentrations(log_weight, concentration):
+    """Return ``concentration``, with every row whose entries all underflow rescaled.
+
+    Such a row (a pattern no label reached, improbable under every class) has a Dirichlet draw
+    that is one class, chosen with probability proportional to the concentrations: scaling
+    them to a largest of ``1e-200`` keeps that and leaves something to take logarithms of.
+    """
+    tiny = concentration.max(axis=-1, keepdims=True) < 1e-200
+    if not tiny.any():
+        return concentration
+    rescaled = np.exp(log_weight - log_weight.max(axis=-1, keepdims=True)) * 1e-200
+    return np.where(tiny, rescaled, concentration)
+
+
 def _dirichlet_in_logs(rng, concentration):
     """Dirichlet draws along the last axis, exact for concentrations too small for a gamma.
 
     ``log Gamma(a) = log Gamma(a + 1) + log(U) / a`` (U uniform): a gamma of shape ``1e-30``
     underflows to 0, its logarithm does not.
     """
-    with np.errstate(divide="ignore"):  # a concentration of 0: log 0
+    with np.errstate(divide="ignore", over="ignore"):  # a concentration of 0 or nearly: -inf
         log_gamma = (
             np.log(rng.standard_gamma(concentration + 1.0))
             + np.log(rng.random(concentration.shape)) / concentration

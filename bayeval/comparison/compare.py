@@ -67,13 +67,13 @@ def compare(
         single system's measure is not where they do not. A multiclass pool's default is
         ``SystemConfusion(n_classes=..., shared_errors=True)``: the confusion matrices, with
         each pattern of predictions free to depart from their independence where its labels
-        say so. ``PredictionPatterns(n_classes=...)`` is the other model that takes classes,
-        and it is not honest for a single system's measure: with three systems of accuracy
-        0.9, 0.8 and 0.7 whose wrong predictions name the same class, 400 items and 100 random
-        labels, 40 runs, the best system's accuracy was covered 0 of 40 times (three classes
-        or five) by PredictionPatterns, 0.93 (three classes) and 0.83 (five) by the default;
-        the worst system's 0.95 and 0.55 by the default, 0.6 and 0.25 without
-        ``shared_errors`` (``models/system_confusion/spec.md``).
+        say so. ``PredictionPatterns(n_classes=...)`` is the other model that takes classes;
+        its single system's intervals are not honest. With three systems of accuracy 0.7, 0.8
+        and 0.9, 400 items and 100 random labels, 40 runs, the best system's accuracy was
+        covered in none of the runs by PredictionPatterns; by the default 0.93 (three classes)
+        and 0.88 (five) with independent errors, 0.95 and 0.85 where the systems wrong on an
+        item name the same class, whose worst system falls to 0.70 with five classes
+        (``models/system_confusion/spec.md``).
     rng : int, numpy.random.Generator or None
         Seed or generator of the posterior draws.
 

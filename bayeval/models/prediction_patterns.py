@@ -66,7 +66,11 @@ class PredictionPatterns:
         Classes of the label space. With more than two, a cell has a class distribution
         ``pi_c ~ Dirichlet(a + w s_c)``, ``s_c`` the share of systems that predict each class
         on it, and ``prior`` must be ``(a, a)``; its unlabelled items' classes are
-        Dirichlet-multinomial (:class:`~bayeval.models.ClassPatternDraws`).
+        Dirichlet-multinomial (:class:`~bayeval.models.ClassPatternDraws`). Its P(best) guides
+        :class:`~bayeval.sampling.ModelSelection`, but a single system's measure is not honest
+        with more than two classes (the best system's accuracy covered in none of 40 runs on
+        each pool of the table in ``models/system_confusion/spec.md``); report it with
+        ``SystemConfusion(n_classes=..., shared_errors=True)``.
 
     Notes
     -----

@@ -193,6 +193,21 @@ def test_shared_errors_are_a_flag_of_the_fast_engine():
         SystemConfusion(shared_errors=True, engine="pymc")
 
 
+def test_shared_errors_survive_a_base_that_underflows():
+    # 600 systems: every class's Dawid-Skene probability of a pattern is below 1e-200, so the
+    # concentrations of a pattern's classes are rescaled before the Dirichlet draw; with so many
+    # systems, right 60% of the time, every unlabelled class is certain, and the draws exact
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 3, 200)
+    wrong = (truth[:, None] + rng.integers(1, 3, (200, 600))) % 3
+    predictions = np.where(rng.random((200, 600)) < 0.6, truth[:, None], wrong)
+    spec = SystemConfusion(n_classes=3, shared_errors=True, draws=40, thin=1, warmup=10)
+    dt = spec.posterior(predictions, np.arange(20), truth[:20], rng=0)
+    accuracy = dt["posterior"]["accuracy"].values.reshape(-1, 600)
+    true = (predictions == truth[:, None]).mean(axis=0)
+    np.testing.assert_allclose(accuracy, np.broadcast_to(true, accuracy.shape))
+
+
 def test_shared_errors_report_the_concentration():
     dt = SystemConfusion(draws=40, shared_errors=True).posterior(
         PREDICTIONS, LABELLED, LABELS, rng=0
