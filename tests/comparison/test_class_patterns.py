@@ -186,6 +186,14 @@ def test_compare_takes_a_multiclass_pool():
         be.compare(pool, np.arange(300), truth, measure="f1")
 
 
+def test_compare_on_classes_of_many_systems_keeps_the_patterns_model():
+    # beyond MAX_SCORED_SYSTEMS, patterns are seen once: Dawid-Skene's model would be too sure
+    predictions, truth = class_pool(7, n=200, rates=(0.2, 0.3, 0.3, 0.4, 0.4, 0.5, 0.5, 0.6))
+    assert predictions.shape[1] > be.comparison.MAX_SCORED_SYSTEMS
+    result = be.compare(multiclass_pool(predictions), np.arange(0, 200, 4), truth[::4], rng=0)
+    assert result.model.startswith("PredictionPatterns(") and "n_classes=4" in result.model
+
+
 def test_multiclass_pools_of_several_systems_are_for_comparisons():
     predictions, truth = class_pool(6, n=200)
     pool = multiclass_pool(predictions)
