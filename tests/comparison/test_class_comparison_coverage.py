@@ -36,6 +36,9 @@ def coverage(spec, shared_class, runs):
         dt = spec.posterior(predictions, labelled, truth[labelled], rng=run)
         draws = dt["posterior"]["accuracy"].values.reshape(-1, 3)
         lower, upper = np.quantile(draws, [0.025, 0.975], axis=0)
+        # a share of this pool's items, and an estimate inside its own interval
+        assert np.all((draws >= 0) & (draws <= 1))
+        assert np.all((lower <= draws.mean(axis=0)) & (draws.mean(axis=0) <= upper))
         accuracy = (predictions == truth[:, None]).mean(axis=0)
         covered.append((lower <= accuracy) & (accuracy <= upper))
     return np.mean(covered, axis=0)
