@@ -136,6 +136,22 @@ class SystemConfusion:
     [0.92, 0.78, 0.71]
     >>> [round(float(v), 3) for v in (predictions == truth[:, None]).mean(axis=0)]  # the truth
     [0.901, 0.79, 0.71]
+
+    Three classes, and the systems wrong on an item all name the same wrong class there:
+
+    >>> truth = rng.integers(0, 3, 600)
+    >>> wrong = (truth + rng.integers(1, 3, 600)) % 3
+    >>> right = rng.random((600, 3)) < [0.7, 0.8, 0.9]
+    >>> predictions = np.where(right, truth[:, None], wrong[:, None])
+    >>> labelled = rng.choice(600, 150, replace=False)
+    >>> spec = SystemConfusion(n_classes=3, shared_errors=True)
+    >>> dt = spec.posterior(predictions, labelled, truth[labelled], rng=1)
+    >>> lower, upper = dt["posterior"]["accuracy"].quantile([0.025, 0.975], ("chain", "draw"))
+    >>> true = (predictions == truth[:, None]).mean(axis=0)
+    >>> ((lower <= true) & (true <= upper)).values.tolist()
+    [True, True, True]
+    >>> float(dt["posterior"]["concentration"].median()) < 1_000  # far from independence
+    True
     """
 
     class_prior: float = 1.0
