@@ -192,7 +192,7 @@ def selection_design(args, pool_of):
     """
     import bayeval as be
 
-    own, refit, right, used = [], [], [], []
+    own, refit, right, used, refit_sure = [], [], [], [], []
     for run in range(args.runs):
         rng = np.random.default_rng(run)
         truth, predictions = pool_of(rng)
@@ -225,6 +225,8 @@ def selection_design(args, pool_of):
             out.append(((lower <= true) & (true <= upper))[others])
         right.append(accuracy[leader] == accuracy.max())
         used.append(sampler.labels_used)
+        p = prob_best(draws_refit)
+        refit_sure.append((p.max() >= 0.95, accuracy[p.argmax()] == accuracy.max()))
 
     def shown(covered):  # and each other system's, in order, where they are few
         each = ", ".join(f"{v:.3f}" for v in np.mean(covered, axis=0))
@@ -235,7 +237,9 @@ def selection_design(args, pool_of):
         f"ModelSelection then {args.model}, up to {args.labels} labels, {args.runs} runs: "
         f"median labels {np.median(used):.0f}; leader the true best in {np.mean(right):.3f}; "
         f"leader - other covered by its own draws {shown(own)}, "
-        f"by {args.model} on its labels {shown(refit)}"
+        f"by {args.model} on its labels {shown(refit)}, whose P(best) >= 0.95 in "
+        f"{sum(sure for sure, _ in refit_sure)} runs, right in "
+        f"{sum(sure and hit for sure, hit in refit_sure)}"
     )
 
 

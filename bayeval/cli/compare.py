@@ -39,9 +39,9 @@ HELP = "\n\n".join(
         "kept in the --session file as it is given, so you can stop anywhere (q, end of input, "
         "Ctrl-C) and continue later with the same command. " + KEYS_HELP,
         "Reported: each system's P(best), its expected regret, and its difference from the "
-        "leading system with a credible interval (with --classes those intervals are too "
-        "narrow: refit them with be.compare on the session's labels when the systems are "
-        "few; benchmarks/README.md). Each system's own measure is not: the "
+        "leading system with a credible interval (with --classes and at most six systems, "
+        "from be.compare's model refitted to the labels: the sampler's own are too narrow "
+        "with classes; benchmarks/README.md). Each system's own measure is not: the "
         "labels go where the systems disagree, and the items on which all of them agree, "
         "which move every system alike, stay unlabelled (bayeval evaluate, or be.compare with "
         "a random sample, estimates levels). The report folder gets leader.png (the "
@@ -237,6 +237,7 @@ def _result(sampler, comparison, truth, prob, files) -> dict[str, Any]:
         rows.append(row)
     return {
         "measure": comparison.measure,
+        "model": comparison.model,  # of the differences' intervals
         "best": sampler.best,
         "labels_used": sampler.labels_used,
         "disagreements": sampler.disagreements,

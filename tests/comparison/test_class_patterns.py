@@ -166,9 +166,16 @@ def test_model_selection_on_a_multiclass_pool_asks_where_systems_disagree_and_is
     spread = ModelSelection(pool, choose="disagreement", batch_size=500, rng=3)
     ids = spread.ask(spread.disagreements)
     spread.tell(ids, truth[ids])
-    differences = spread.estimate().differences.posterior["posterior"]["difference"]
-    np.testing.assert_allclose(differences.std(("chain", "draw")), 0.0, atol=1e-12)
-    assert spread.estimate().posterior["posterior"]["accuracy"].std() > 0
+    for refit in (False, True):  # the sampler's own draws, and be.compare's model refitted
+        result = spread.estimate(refit=refit)
+        differences = result.differences.posterior["posterior"]["difference"]
+        np.testing.assert_allclose(differences.std(("chain", "draw")), 0.0, atol=1e-12)
+        assert result.posterior["posterior"]["accuracy"].std() > 0
+    # five systems, classes: estimate refits by default; its own draws keep the sampler's P(best)
+    assert "shared_errors=True" in spread.estimate().model
+    np.testing.assert_allclose(spread.estimate(refit=False).prob_best, spread.prob_best)
+    with pytest.raises(ValueError, match="`refit` must be True or False"):
+        spread.estimate(refit="yes")
 
 
 def test_compare_takes_a_multiclass_pool():
