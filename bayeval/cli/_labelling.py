@@ -222,7 +222,8 @@ class Labeller:
         Stop once the interval of the measure is narrower.
     prob : float
     on_stage : callable, optional
-        Called as ``on_stage(labels_used, estimate)`` when an answer completes a stage.
+        Called as ``on_stage(session)`` when an answer completes a stage; it asks the
+        session for what it records (an estimate may cost a model's fit: only if needed).
     second_opinions : int, optional
         Instead of new questions, ask ``annotator`` about up to this many labelled items whose
         label the annotators' model trusts least (:meth:`Session.second_opinions`), then stop.
@@ -395,7 +396,7 @@ class Labeller:
         stage = sess.sampler.stage
         recorded = sess.record([item], [answer], annotator=self.annotator)
         if self.on_stage is not None and sess.sampler.stage > stage:
-            self.on_stage(sess.labels_count(), sess.estimate())
+            self.on_stage(sess)
         self.given[item] = answer
         if not self.repeated_draws:
             if item in self.history:

@@ -183,9 +183,9 @@ def _label_by_hand(source, measure, options, seed, where, console):
             raise error(err) from None
     used, prob_best = [], []
 
-    def record(labels_used, _):
-        used.append(labels_used)
-        prob_best.append(sess.sampler.prob_best.copy())
+    def record(session):  # P(best) of the stopping rule's draws: no estimate needed
+        used.append(session.labels_count())
+        prob_best.append(session.sampler.prob_best.copy())
 
     shown = source.items.drop(columns=["id", *source.pool.systems], errors="ignore")
     loop = Labeller(sess, console, None, shown if len(shown.columns) else None, annotator, 1,

@@ -110,6 +110,10 @@ class Tracker:
         self._stages.append(labels_used)
         self._rows.append(np.concatenate(rows, axis=1))
 
+    def record_session(self, session) -> None:
+        """Record the session's estimate after a stage."""
+        self.record(session.labels_count(), session.estimate())
+
     def history(self):
         """Return the recorded estimates as an ``xarray.Dataset`` over ``labels``, ``measure``.
 
@@ -147,7 +151,7 @@ def _label_interactively(session, created, source, tracker, console, args) -> bo
     budget, batch_size, prob, annotator = args
     shown = source.items.drop(columns=[*POOL_COLUMNS, "label"], errors="ignore")
     loop = Labeller(session, console, None, shown if len(shown.columns) else None, annotator,
-                    batch_size, budget, None, prob, on_stage=tracker.record)  # fmt: skip
+                    batch_size, budget, None, prob, on_stage=tracker.record_session)  # fmt: skip
     try:
         loop.intro(created)
         loop.run()
