@@ -27,7 +27,8 @@ class VoteWeightedDraws(ABC):
     A subclass sets ``self.vote_rule`` and ``self.prior`` and calls :meth:`_cells`, draws its
     uniforms, then :meth:`_order_draws`, sets its counts and the vote, and calls
     :meth:`_start_weights`; it defines :meth:`_count`, :meth:`_weight_probabilities`,
-    :meth:`_redraw`, :meth:`confusion` and :meth:`_cell_data`.
+    :meth:`_redraw`, :meth:`confusion` and :meth:`_cell_data`; it may redefine
+    :meth:`_redraw_rows`, the redraw of every cell in the draws a label moves to another weight.
 
     Attributes
     ----------
@@ -111,8 +112,11 @@ class VoteWeightedDraws(ABC):
         ends = np.flatnonzero(np.diff(moved) | (np.diff(self.weight) != 0)) + 1
         for start, stop in zip(np.r_[0, ends], np.r_[ends, moved.size], strict=True):
             if moved[start]:
-                rows = slice(start, stop)
-                self._redraw(rows, rows, slice(None), self.weight[start])
+                self._redraw_rows(slice(start, stop), self.weight[start])
+
+    def _redraw_rows(self, rows: slice, w: float) -> None:
+        """Redraw every cell of the draws ``rows`` (a run of rows), all of weight ``w``."""
+        self._redraw(rows, rows, slice(None), w)
 
     def to_datatree(self, measures: Sequence[Any], systems: Sequence[str]):
         """Return the draws of ``measures`` of every system as a DataTree (see ``posterior``)."""

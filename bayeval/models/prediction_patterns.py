@@ -232,7 +232,27 @@ class PatternDraws(VoteWeightedDraws):
         self._true_positives = np.zeros((n_draws, self.patterns.shape[1]))
         self.unlabelled_rate = np.zeros((n_draws, n_cells), dtype=np.float32)
         self.unlabelled_rate_mean = np.zeros(n_cells)
+        self._start_prior_sums()
         self._redraw_runs(np.ones(n_draws, dtype=bool))
+
+    def _start_prior_sums(self) -> None:
+        """Sum, for every weight of the grid, each draw's positives over the cells before labels.
+
+        Given a draw's uniforms and weight, a cell's positives change only with its own labels.
+        So the draws a label moves to another weight take these sums (each system's true
+        positives, the pool's positives) and correct them on the few labelled cells, in place
+        of a product over every cell. A fixed weight moves no draw: nothing to keep.
+        """
+        self._prior_true_positives = self._prior_total = None
+        if self.vote_rule != "learned":
+            return
+        n_draws, K = self._true_positives.shape
+        self._prior_true_positives = np.empty((len(kernel.VOTE_GRID), n_draws, K))
+        self._prior_total = np.empty((len(kernel.VOTE_GRID), n_draws))
+        for g, w in enumerate(kernel.VOTE_GRID):  # no label is counted yet
+            positives = self._positives(np.s_[:, :], slice(None), w)
+            self._prior_true_positives[g] = positives.astype(np.float32) @ self._said_one
+            self._prior_total[g] = positives.sum(axis=1)
 
     def _count(self, positions: np.ndarray, labels: np.ndarray) -> None:
         np.add.at(self.ones, self.cell[positions], labels)
@@ -240,24 +260,52 @@ class PatternDraws(VoteWeightedDraws):
     def _weight_probabilities(self) -> np.ndarray:
         return kernel.vote_weight_probabilities(self.prior, self.vote, self.labelled, self.ones)
 
+    def _positives(self, block, cells, w: float, counts=None) -> np.ndarray:
+        """Return the positives of ``cells`` in the draws of ``block``, at weight ``w``.
+
+        ``counts``: the cells' labelled items and labelled positives, default those so far.
+        """
+        vote, sizes = self.vote[cells], self.sizes[cells]
+        labelled, ones = (self.labelled[cells], self.ones[cells]) if counts is None else counts
+        prior = (self.prior[0] + w * vote, self.prior[1] + w * (1 - vote))
+        return kernel.positives_from_uniforms(self._uniforms[block], prior, sizes, labelled, ones)
+
     def _redraw(self, block, rows, cells, w: float) -> None:
         """Redraw the positives of ``cells`` in the draws ``rows``, all of weight ``w``.
 
         ``block`` indexes both in a ``(draws, cells)`` array; the sums that follow from the
         positives (each system's true positives, the rates) are updated by the change.
         """
-        vote, sizes, labelled, ones = (
-            x[cells] for x in (self.vote, self.sizes, self.labelled, self.ones)
-        )
-        prior = (self.prior[0] + w * vote, self.prior[1] + w * (1 - vote))
-        new = kernel.positives_from_uniforms(self._uniforms[block], prior, sizes, labelled, ones)
+        new = self._positives(block, cells, w)
         change = new - self.positives[block]
         self._true_positives[rows] += change.astype(np.float32) @ self._said_one[cells]
         self._total[rows] += change.sum(axis=1)
+        self._keep(block, cells, new)
+
+    def _redraw_rows(self, rows: slice, w: float) -> None:
+        """Redraw every cell of the draws ``rows``: the sums before labels at ``w``, corrected."""
+        if self._prior_total is None:
+            return super()._redraw_rows(rows, w)
+        new = self._positives(rows, slice(None), w)
+        labelled = np.flatnonzero(self.labelled)
+        none = np.zeros(labelled.size, dtype=np.int64)
+        before = self._positives(np.s_[rows, labelled], labelled, w, counts=(none, none))
+        change = new[:, labelled] - before  # what the labels changed in the labelled cells
+        g = kernel.VOTE_GRID.index(w)
+        self._true_positives[rows] = self._prior_true_positives[g, rows] + (
+            change.astype(np.float32) @ self._said_one[labelled]
+        )
+        self._total[rows] = self._prior_total[g, rows] + change.sum(axis=1)
+        self._keep(rows, slice(None), new)
+
+    def _keep(self, block, cells, new: np.ndarray) -> None:
+        """Store redrawn positives, and the share of positives among the unlabelled items."""
         self.positives[block] = new
-        # the share of positives among the unlabelled items; 0 where none is left (x / inf)
-        left = np.where(sizes > labelled, sizes - labelled, np.inf).astype(np.float32)
-        rate = (new - ones.astype(np.int32)).astype(np.float32) / left
+        sizes, labelled, ones = (x[cells] for x in (self.sizes, self.labelled, self.ones))
+        # a product by 1 / (items left) is cheaper than a division; 0 where none is left
+        left = sizes - labelled
+        per_item = np.divide(1.0, left, out=np.zeros(left.shape), where=left > 0)
+        rate = (new - ones.astype(np.int32)).astype(np.float32) * per_item.astype(np.float32)
         rate_change = (rate - self.unlabelled_rate[block]).sum(axis=0, dtype=float)
         self.unlabelled_rate_mean[cells] += rate_change / self.weight.size
         self.unlabelled_rate[block] = rate

@@ -141,6 +141,9 @@ def test_label_by_label_updates_equal_drawing_afresh_from_all_the_labels(n_class
     counts = "positives" if n_classes == 2 else "counts"  # each cell's positives, or classes
     np.testing.assert_array_equal(getattr(stepwise, counts), getattr(fresh, counts))
     np.testing.assert_array_equal(stepwise.confusion(), fresh.confusion())
+    if n_classes == 2:  # the true positives kept by sums are those of the cells' positives
+        true_positives = stepwise.positives @ stepwise.patterns
+        np.testing.assert_array_equal(stepwise.confusion()[..., 1, 1], true_positives)
     np.testing.assert_array_equal(stepwise.unlabelled_rate, fresh.unlabelled_rate)
     # the mean is kept up to date by differences: equal up to rounding
     np.testing.assert_allclose(stepwise.unlabelled_rate_mean, fresh.unlabelled_rate_mean, atol=1e-6)
