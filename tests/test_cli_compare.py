@@ -55,6 +55,16 @@ def test_compare_from_a_label_column_reports_the_best_and_writes_the_report(runs
     assert all((tmp_path / p).stat().st_size > 0 for p in out["report"])
 
 
+def test_compare_chooses_by_the_leaders_when_asked(runs):
+    runs.drop(columns="text").to_csv("runs.csv", index=False)
+    args = ["compare", "--pool", "runs.csv", "--budget", "200", "--choose", "leaders"]
+    result = runner.invoke(app, [*args, "--json", "--no-report"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["best"] == "a"
+    assert out["stop_reason"].startswith("P(best)")
+
+
 def test_compare_by_hand_keeps_every_answer_and_continues(runs):
     """Answers typed at the prompt (the truth, y or n), a quit, and the same command again."""
     import bayeval as be
@@ -97,7 +107,7 @@ def test_compare_by_hand_keeps_every_answer_and_continues(runs):
         (["--systems", "a"], "--systems", "two or more system columns are needed"),
         (["--systems", "a,b", "--budget", "5000"], "--budget", "`budget` must be at most"),
         ([], "--pool", "column 'text' must hold finite numbers"),
-        (["--choose", "best"], "--choose", "must be one of information, disagreement, uniform"),
+        (["--choose", "best"], "--choose", "one of information, leaders, disagreement, uniform"),
         (["--prob", "1.5"], "--prob", "must be in the open interval (0, 1)"),
     ],
 )

@@ -71,7 +71,11 @@ def compare(
         float | None, typer.Option(help="Stop also once the expected regret is at most this.")
     ] = None,
     choose: Annotated[
-        str, typer.Option(help="information (default), or the baselines disagreement, uniform.")
+        str,
+        typer.Option(
+            help="information (default); leaders (Model Selector's choice: where the systems "
+            "right most often so far disagree); or the baselines disagreement, uniform."
+        ),
     ] = "information",
     prob: Annotated[float, typer.Option(help="Probability of the intervals, in (0, 1).")] = 0.95,
     seed: Annotated[int, typer.Option(help="Random seed of the sampler.")] = 0,

@@ -17,15 +17,16 @@ from bayeval._constraints import (
     Seed,
     validate,
 )
+from bayeval._core import leaders
 from bayeval._core import pattern_cells as kernel
 from bayeval.sampling.base import Sampler
 
 __all__ = ["CHOICES", "ModelSelection"]
 
-#: How :class:`ModelSelection` chooses the next item: the most informative one, or (the
-#: baselines, under the same model and stopping rule) uniformly among the items where the
-#: systems disagree, or uniformly over the pool.
-CHOICES = ("information", "disagreement", "uniform")
+#: How :class:`ModelSelection` chooses the next item: the most informative one under its model
+#: or under Model Selector's, or (the baselines, under the same model and stopping rule)
+#: uniformly among the items where the systems disagree, or uniformly over the pool.
+CHOICES = ("information", "leaders", "disagreement", "uniform")
 
 
 class ModelSelection(Sampler):
@@ -54,9 +55,14 @@ class ModelSelection(Sampler):
     regret : float, optional
         :attr:`done` also once the leading system's expected regret (the measure it is
         expected to lose against the best) is at most this.
-    choose : {"information", "disagreement", "uniform"}, default "information"
-        How items are chosen: by information about the best system, or (baselines) uniformly
-        among the items where the systems disagree, or uniformly over the pool.
+    choose : {"information", "leaders", "disagreement", "uniform"}, default "information"
+        How items are chosen: by information about the best system under the model;
+        ``"leaders"``, by information under Model Selector's model (Okanovic et al. 2025), in
+        which the best system is right on each item with a fixed probability
+        (:mod:`bayeval._core.leaders`), so the labels go where the systems that got the most
+        labels right so far disagree; or (baselines) uniformly among the items where the
+        systems disagree, or uniformly over the pool. The choice never changes the model of
+        P(best), only which items it learns from.
     model : bayeval.models.PredictionPatterns, optional
         Its prior and number of draws; default ``PredictionPatterns()``.
     batch_size : int, default 1
@@ -293,6 +299,8 @@ class ModelSelection(Sampler):
     def _ask(self, n: int) -> np.ndarray:
         free = self._askable.copy()
         free[self._taken()] = False
+        if self.choose == "leaders":
+            return self._ask_leaders(free, n)
         cell = self._draws.cell
         if self.choose != "information" or not np.any(self._gain[cell[free]] > 0):
             return self._rng.choice(np.flatnonzero(free), size=n, replace=False)
@@ -318,6 +326,18 @@ class ModelSelection(Sampler):
                 chosen.extend(self._rng.choice(rest, size=n - len(chosen), replace=False))
         return np.array(chosen, dtype=np.int64)
 
+    def _ask_leaders(self, free: np.ndarray, n: int) -> np.ndarray:
+        """Return the ``n`` free items whose labels tell most under Model Selector's model."""
+        positions = self._labelled_positions()
+        labels = self._label_array(positions)
+        weights = leaders.leader_weights((self._predictions[positions] == labels[:, None]).sum(0))
+        information = leaders.leader_information(
+            self._predictions[free], weights, self.model.n_classes
+        )
+        # the most informative first, at random among equals
+        order = np.lexsort((self._rng.random(information.size), -information))
+        return np.flatnonzero(free)[order[:n]]
+
     def _estimate(self, variance, target, posterior):  # estimate() is overridden
         raise NotImplementedError
 
@@ -335,7 +355,7 @@ class ModelSelection(Sampler):
         with np.errstate(invalid="ignore", divide="ignore"):
             values = measure_from_counts(self.measure, self._draws.confusion())
         self._prob_best, self._regret = kernel.best_shares(values)
-        self._gain = np.zeros(self._draws.sizes.size)
+        self._gain = np.zeros(self._draws.sizes.size)  # the model's information per cell
         if self.choose == "information":
             rate = self._draws.unlabelled_rate
             defined = ~np.isnan(values).any(axis=1)
