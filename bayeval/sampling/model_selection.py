@@ -89,6 +89,11 @@ class ModelSelection(Sampler):
     :meth:`estimate` refits with :func:`bayeval.compare` for a multiclass pool of at most six
     systems. On PACS's 30 models neither is honest (0.16 and 0.08), and it does not.
 
+    ``choose="leaders"`` picked the best system earlier on SST-2 (0.946 of 1,000 runs at 40
+    labels, against 0.884) and CoLA (0.965 at 160, against 0.822), no better on RTE, worse on
+    MRPC (0.944 at 75, against 0.992), and its labels bring the stopping rule to fire far less
+    often within those budgets (never on SST-2 within 50; ``benchmarks/README.md``).
+
     Examples
     --------
     Five systems that share some of their errors (every system errs on the hard tenth of the
