@@ -10,7 +10,8 @@ counts); items on which all systems agree are dropped. :class:`bayeval.sampling.
 labels one item at a time up to ``--budget`` (its stopping rule is recorded, not obeyed) and
 the table reports, after ``b`` labels, the identification probability (the share of
 realisations whose most likely best system is a true best; ``identification_least_regret``
-the same for the system of least expected regret) and, for the rule "stop when
+the same for the system of least expected regret, ``identification_most_right`` for the system
+right on most of the labels, Model Selector's pick, ties shared) and, for the rule "stop when
 P(best) >= 0.95", how many realisations stopped within the budget, how many of those picked a
 true best, and the median labels at the stop. ``--choose`` runs the baselines under the same
 model and protocol; ``--vote`` fixes the weight of the systems' vote in the model's prior.
@@ -70,18 +71,23 @@ def realisation(predictions, truth, budget, choose, seed, vote="learned"):
     sampler = be.sampling.ModelSelection(pool, choose=choose, model=model, rng=seed)
     budget = min(budget, sampler.disagreements)
     stop, right, picks = None, None, {}
+    labelled_right = np.zeros(predictions.shape[1])
     while sampler.labels_used < budget:
         ids = sampler.ask(1)
         sampler.tell(ids, truth[ids])
+        labelled_right += predictions[ids[0]] == truth[ids[0]]
         pick = int(np.lexsort((sampler.expected_regret, -sampler.prob_best))[0])
         least_regret = int(np.lexsort((-sampler.prob_best, sampler.expected_regret))[0])
+        # Model Selector's pick: the system right on most labels (a tie shared out)
+        leaders = np.flatnonzero(labelled_right == labelled_right.max())
+        most_right = float(np.mean([m in true_best for m in leaders]))
         if stop is None and sampler.done:
             stop, right = sampler.labels_used, pick in true_best
         if sampler.labels_used in CHECKS:
-            picks[sampler.labels_used] = (pick in true_best, least_regret in true_best)
+            picks[sampler.labels_used] = (pick in true_best, least_regret in true_best, most_right)
     for b in CHECKS:  # fewer disagreements than b: the last pick stands
         if b not in picks and b <= budget:
-            picks[b] = (pick in true_best, least_regret in true_best)
+            picks[b] = (pick in true_best, least_regret in true_best, most_right)
     return stop, right, picks
 
 
@@ -109,6 +115,9 @@ def run_task(args) -> dict:
         "identification": {b: float(np.mean([h[0] for h in v])) for b, v in sorted(hits.items())},
         "identification_least_regret": {
             b: float(np.mean([h[1] for h in v])) for b, v in sorted(hits.items())
+        },
+        "identification_most_right": {
+            b: float(np.mean([h[2] for h in v])) for b, v in sorted(hits.items())
         },
         "stopped": len(stopped),
         "stopped_right": int(sum(r for _, r in stopped)),
