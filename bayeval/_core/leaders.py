@@ -5,9 +5,10 @@ best under a deliberately simple model: the best system ``m`` names an item's cl
 probability ``1 - eps``, and any other class with probability ``eps / (C - 1)``, independently
 over items. Under that model the posterior of the best system is ``q_m ∝ exp(odds x right_m)``,
 ``right_m`` the labels system ``m`` got right and ``odds = log((1 - eps) (C - 1) / eps)``, and the
-information of an item's label is the entropy of its class under the ``q``-weighted vote less a
-constant. Kernel of :class:`bayeval.sampling.ModelSelection` (``choose="leaders"``), which uses
-it to choose items only: its P(best) comes from :class:`bayeval.models.PredictionPatterns`.
+information of an item's label is the entropy of its class under the ``q``-weighted vote (each
+system's vote blurred by ``eps``) less a constant. Kernel of
+:class:`bayeval.sampling.ModelSelection` (``choose="leaders"``), which uses it to choose items
+only: its P(best) comes from :class:`bayeval.models.PredictionPatterns`.
 """
 
 from __future__ import annotations
