@@ -91,8 +91,9 @@ class ModelSelection(Sampler):
 
     ``choose="leaders"`` picked the best system earlier on SST-2 (0.946 of 1,000 runs at 40
     labels, against 0.884) and CoLA (0.965 at 160, against 0.822), no better on RTE, worse on
-    MRPC (0.944 at 75, against 0.992), and its labels bring the stopping rule to fire far less
-    often within those budgets (never on SST-2 within 50; ``benchmarks/README.md``).
+    MRPC (0.944 at 75, against 0.992); on SST-2, MRPC and CoLA its labels bring the stopping
+    rule to fire far less often within those budgets (never on SST-2 within 50), on QNLI and
+    PACS about as often (``benchmarks/README.md``).
 
     Examples
     --------
