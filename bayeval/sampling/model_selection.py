@@ -57,10 +57,11 @@ class ModelSelection(Sampler):
         expected to lose against the best) is at most this.
     choose : {"information", "leaders", "disagreement", "uniform"}, default "information"
         How items are chosen: by information about the best system under the model;
-        ``"leaders"``, by information under Model Selector's model (Okanovic et al. 2025), in
-        which the best system is right on each item with a fixed probability
-        (:mod:`bayeval._core.leaders`), so the labels go where the systems that got the most
-        labels right so far disagree; or (baselines) uniformly among the items where the
+        ``"leaders"``, as Model Selector does (Okanovic et al. 2025): the item that leaves
+        least entropy, averaged over its possible classes, in a model where the best system
+        is right on each item with a fixed probability (:mod:`bayeval._core.leaders`), so the
+        labels go where the systems that got the most labels right so far disagree with
+        others; or (baselines) uniformly among the items where the
         systems disagree, or uniformly over the pool. The choice never changes the model of
         P(best), only which items it learns from.
     model : bayeval.models.PredictionPatterns, optional
@@ -333,15 +334,13 @@ class ModelSelection(Sampler):
         return np.array(chosen, dtype=np.int64)
 
     def _ask_leaders(self, free: np.ndarray, n: int) -> np.ndarray:
-        """Return the ``n`` free items whose labels tell most under Model Selector's model."""
+        """Return the ``n`` free items whose labels leave Model Selector's model least entropy."""
         positions = self._labelled_positions()
         labels = self._label_array(positions)
         weights = leaders.leader_weights((self._predictions[positions] == labels[:, None]).sum(0))
-        information = leaders.leader_information(
-            self._predictions[free], weights, self.model.n_classes
-        )
-        # the most informative first, at random among equals
-        order = np.lexsort((self._rng.random(information.size), -information))
+        entropy = leaders.leader_entropy(self._predictions[free], weights, self.model.n_classes)
+        # the least entropy first, at random among equals
+        order = np.lexsort((self._rng.random(entropy.size), entropy))
         return np.flatnonzero(free)[order[:n]]
 
     def _estimate(self, variance, target, posterior):  # estimate() is overridden

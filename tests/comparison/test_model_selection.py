@@ -112,20 +112,17 @@ def test_baselines_choose_from_their_own_items():
 
 
 @pytest.mark.parametrize("n_classes", [2, 3, 5])
-def test_leaders_information_is_the_mutual_information_under_model_selectors_model(n_classes):
-    """Under that model the best system m names an item's class with probability 1 - eps and
-    each other class with eps / (C - 1): the information of a label is checked against the sum
-    of q_m p(y | m) log(p(y | m) / p(y)) written out over systems and classes."""
+def test_leaders_entropy_is_the_mean_over_classes_of_the_entropy_after_the_label(n_classes):
+    """Model Selector's criterion written out: for each item and each class c, the weights of
+    the systems that named c times exp(odds), normalised, their entropy; the mean over classes
+    (each counted equally)."""
     rng = np.random.default_rng(n_classes)
     predictions = rng.integers(0, n_classes, size=(30, 6))
     weights = leaders.leader_weights(rng.integers(0, 8, size=6), odds=1.5)
-    eps = (n_classes - 1) / (n_classes - 1 + np.exp(1.5))
-    given = np.where(
-        predictions[..., None] == np.arange(n_classes), 1 - eps, eps / (n_classes - 1)
-    )  # (item, system, class): p(y | best = system)
-    p_label = np.einsum("k,ikc->ic", weights, given)
-    expected = np.einsum("k,ikc->i", weights, given * np.log(given / p_label[:, None, :]))
-    got = leaders.leader_information(predictions, weights, n_classes, odds=1.5)
+    after = weights[:, None] * np.exp(1.5 * (predictions[..., None] == np.arange(n_classes)))
+    after /= after.sum(axis=1, keepdims=True)  # (item, system, class): q after a label c
+    expected = -(after * np.log(after)).sum(axis=1).mean(axis=1)
+    got = leaders.leader_entropy(predictions, weights, n_classes, odds=1.5)
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
 
 
