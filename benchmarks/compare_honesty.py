@@ -25,10 +25,10 @@ Model Selector's protocol (pools of a task's ``numSamples`` items, items on whic
 agrees dropped): each step labels a random item on which the two systems most likely best
 disagree, refitting every five labels, up to ``--labels``; it reports, per number of labels, how
 often the most likely best system is the true best and the mean P(best). ``--design selection``
-(pools with classes) labels with ``ModelSelection`` until it stops or ``--labels`` are used
-(PACS: pools of 1,000 items, those on which every model agrees dropped) and reports how often the
-differences between its leading system and each other cover the truth, read from its own draws
-and from ``--model`` fitted to the same labels.
+labels with ``ModelSelection`` (``--choose``) until it stops or ``--labels`` are used (on Model
+Selector's tasks, pools of its ``numSamples`` items, PACS 1,000, those on which every model
+agrees dropped) and reports how often the differences between its leading system and each other
+cover the truth, read from its own draws and from ``--model`` fitted to the same labels.
 
 Run from the repository root (single-threaded BLAS is faster on a busy machine)::
 
@@ -186,25 +186,29 @@ def active_design(args, predictions_all, truth_all):
 def selection_design(args, pool_of):
     """Print the coverage of the leader-minus-others differences after ``ModelSelection``.
 
-    Each run labels with ``ModelSelection`` (multiclass pools) until it stops or ``--labels``
-    are used, then reads the differences between its leading system and every other from its
-    own draws (``PredictionPatterns``) and from ``--model`` fitted to the same labels.
+    Each run labels with ``ModelSelection`` (choosing by ``--choose``) until it stops or
+    ``--labels`` are used, then reads the differences between its leading system and every
+    other from its own draws (``PredictionPatterns``) and from ``--model`` fitted to the same
+    labels.
     """
     import bayeval as be
 
-    own, refit, right, used, refit_sure = [], [], [], [], []
+    own, refit, right, used, refit_sure, runner_up = [], [], [], [], [], []
     for run in range(args.runs):
         rng = np.random.default_rng(run)
         truth, predictions = pool_of(rng)
         keep = predictions.min(axis=1) != predictions.max(axis=1)  # as Model Selector's pools
-        if args.pool == "pacs":
-            rows = rng.choice(truth.size, 1_000, replace=False)
+        if args.pool in (*POOL_SIZES, "pacs"):  # Model Selector's pool size (PACS: 1,000)
+            rows = rng.choice(truth.size, POOL_SIZES.get(args.pool, 1_000), replace=False)
             rows = rows[keep[rows]]
             truth, predictions = truth[rows], predictions[rows]
         names = [f"s{k}" for k in range(predictions.shape[1])]
-        classes = [f"c{c}" for c in range(args.classes)]
-        pool = be.Pool(np.ones(predictions.shape), predictions, classes=classes, systems=names)
-        sampler = be.sampling.ModelSelection(pool, rng=run)
+        if args.classes:
+            classes = [f"c{c}" for c in range(args.classes)]
+            pool = be.Pool(np.ones(predictions.shape), predictions, classes=classes, systems=names)
+        else:
+            pool = be.Pool(predictions.astype(float), systems=names)
+        sampler = be.sampling.ModelSelection(pool, choose=args.choose, rng=run)
         budget = min(args.labels, sampler.disagreements)
         while sampler.labels_used < budget and not sampler.done:
             ids = sampler.ask(1)
@@ -216,25 +220,30 @@ def selection_design(args, pool_of):
         posterior = sampler.estimate().posterior["posterior"]["accuracy"]
         draws_own = posterior.values.reshape(-1, len(names))
         draws_refit = accuracy_draws(
-            args.model, predictions, labelled, truth, run, 1000, args.classes
+            args.model, predictions, labelled, truth, run, 1000, args.classes or 2
         )
         for draws, out in ((draws_own, own), (draws_refit, refit)):
             difference = draws[:, [leader]] - draws
             lower, upper = np.quantile(difference, [0.025, 0.975], axis=0)
             true = accuracy[leader] - accuracy
             out.append(((lower <= true) & (true <= upper))[others])
+        runner_up.append(np.argmax(accuracy[others]))  # the most accurate of the others
         right.append(accuracy[leader] == accuracy.max())
         used.append(sampler.labels_used)
         p = prob_best(draws_refit)
         refit_sure.append((p.max() >= 0.95, accuracy[p.argmax()] == accuracy.max()))
 
     def shown(covered):  # and each other system's, in order, where they are few
+        if len(covered[0]) > 4:  # many: the most accurate other system's
+            closest = np.mean([c[k] for c, k in zip(covered, runner_up, strict=True)])
+            return f"{np.mean(covered):.3f} (the most accurate other {closest:.3f})"
         each = ", ".join(f"{v:.3f}" for v in np.mean(covered, axis=0))
-        return f"{np.mean(covered):.3f}" + (f" ({each})" if len(covered[0]) <= 4 else "")
+        return f"{np.mean(covered):.3f} ({each})"
 
     print(
-        f"{args.pool}, {args.classes} classes{', shared class' * args.shared_class}, "
-        f"ModelSelection then {args.model}, up to {args.labels} labels, {args.runs} runs: "
+        f"{args.pool}, {args.classes or 2} classes{', shared class' * args.shared_class}, "
+        f"ModelSelection ({args.choose}) then {args.model}, up to {args.labels} labels, "
+        f"{args.runs} runs: "
         f"median labels {np.median(used):.0f}; leader the true best in {np.mean(right):.3f}; "
         f"leader - other covered by its own draws {shown(own)}, "
         f"by {args.model} on its labels {shown(refit)}, whose P(best) >= 0.95 in "
@@ -257,6 +266,12 @@ def main(argv=None):
     parser.add_argument("--classes", type=int, help="classes of --pool classes (default 3)")
     parser.add_argument("--shared-class", action="store_true", help="errors name one class")
     parser.add_argument("--labels", type=int, default=200)
+    parser.add_argument(
+        "--choose",
+        default="information",
+        choices=["information", "leaders"],
+        help="ModelSelection's choice of items (--design selection)",
+    )
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")  # the models' mixing warnings, counted in the tables instead
@@ -268,12 +283,10 @@ def main(argv=None):
         parser.error(f"--pool {args.pool} has classes: --model must be one of {CLASS_MODELS}")
     if args.design == "active" and args.pool not in POOL_SIZES:
         parser.error("--design active needs a Model Selector GLUE task (--pool sst2 ...)")
-    if args.pool == "synthetic":
-        random_design(args, lambda rng: synthetic_pool(args.systems, args.hard, rng))
-        return
     design = selection_design if args.design == "selection" else random_design
-    if args.design == "selection" and not args.classes:
-        parser.error("--design selection needs a pool with classes (--pool classes or pacs)")
+    if args.pool == "synthetic":
+        design(args, lambda rng: synthetic_pool(args.systems, args.hard, rng))
+        return
     if args.pool == "classes":
         design(args, lambda rng: class_pool(args.classes, args.shared_class, rng))
         return
