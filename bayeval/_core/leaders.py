@@ -13,6 +13,7 @@ which uses it to choose items only: its P(best) comes from
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import xlogy
 
 __all__ = ["LEADER_ODDS", "leader_entropy", "leader_weights"]
 
@@ -74,7 +75,7 @@ def leader_entropy(
     array([0.8358, 0.9528])
     """
     gain = np.exp(odds)
-    q_log_q = weights * np.log(weights)
+    q_log_q = xlogy(weights, weights)  # 0 where a weight has underflowed to 0
     entropy = np.zeros(predictions.shape[0])
     for c in range(n_classes):
         says = predictions == c

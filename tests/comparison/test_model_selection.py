@@ -126,6 +126,18 @@ def test_leaders_entropy_is_the_mean_over_classes_of_the_entropy_after_the_label
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
 
 
+def test_leaders_entropy_is_finite_when_a_weight_underflows():
+    """After about 1,840 more right labels than a system, its weight exp(-odds x 1,840) is 0 in
+    floating point; the entropy must count it as 0 (0 log 0 = 0), not turn to nan."""
+    weights = leaders.leader_weights(np.array([2_000, 0, 1_990]))
+    assert weights[1] == 0.0
+    entropy = leaders.leader_entropy(np.array([[1, 0, 0], [1, 1, 0]]), weights, 2)
+    assert np.isfinite(entropy).all()
+    np.testing.assert_allclose(
+        entropy, leaders.leader_entropy(np.array([[1, 0], [1, 0]]), weights[[0, 2]], 2)
+    )
+
+
 @pytest.mark.parametrize("n_classes", [2, 4])
 def test_leaders_ask_where_the_systems_right_so_far_disagree(n_classes):
     """On items 0-19 systems 0 and 1 are right and 2 and 3 wrong, a vote split two to two; on
