@@ -90,9 +90,9 @@ class ModelSelection(Sampler):
     :meth:`estimate` refits with :func:`bayeval.compare` for a multiclass pool of at most six
     systems. On PACS's 30 models neither is honest (0.16 and 0.08), and it does not. With two
     classes and many systems the differences hold only between the leader and its closest
-    rivals, where the labels went: on SST-2, RTE and MRPC (20 runs each, either choice) the
+    rivals, where the labels went: on Model Selector's two-class tasks (10-20 runs each) the
     difference from the most accurate other system was covered in 0.70-1.00 of the runs, the
-    differences from the others in 0.08-0.33 (too small: the items no label reached keep the
+    differences from the others in 0.03-0.33 (too small: the items no label reached keep the
     vote's prior, which does not credit the leader with its dissent).
 
     ``choose="leaders"`` picks the best system sooner where the vote misleads: at Model
