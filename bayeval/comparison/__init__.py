@@ -4,6 +4,9 @@
   returned as a :class:`Comparison` (each system's measure, P(best), expected regret, ranks)
   whose :attr:`~Comparison.differences` are a :class:`Differences` (every pairwise difference
   with its interval);
+- :func:`audited_differences`: labels chosen in any way (by model selection, say) and a random
+  audit of the items left, every pairwise difference of accuracy with nothing assumed about how
+  the systems err (a :class:`Differences`);
 - :func:`paired_difference`: two systems right or wrong on the same items, the paired posterior
   of the difference of their accuracies (:class:`PairedDifference`);
 - :func:`stratified_difference`: two systems' predictions judged on one stratified sample
@@ -11,6 +14,7 @@
   design-based interval (:class:`StratifiedDifference`).
 """
 
+from bayeval.comparison.audited import audited_differences
 from bayeval.comparison.compare import MAX_SCORED_SYSTEMS, compare
 from bayeval.comparison.paired import PairedDifference, paired_difference
 from bayeval.comparison.result import Comparison, Differences
@@ -22,6 +26,7 @@ __all__ = [
     "Differences",
     "PairedDifference",
     "StratifiedDifference",
+    "audited_differences",
     "compare",
     "paired_difference",
     "stratified_difference",

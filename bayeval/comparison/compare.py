@@ -138,7 +138,7 @@ def compare(
         pool, predictions, names = systems, systems.predictions, list(systems.systems)
     else:
         pool = None
-        predictions, names = _predictions_of(systems)
+        predictions, names = predictions_of(systems)
         predictions = check_predictions(predictions, 2, "systems")
     if predictions.ndim < 2 or predictions.shape[1] < 2:
         n_systems = 1 if predictions.ndim < 2 else predictions.shape[1]
@@ -172,7 +172,7 @@ def compare(
     return Comparison(measure=measure_obj.name, model=repr(model), posterior=tree)
 
 
-def _predictions_of(systems: Any) -> tuple[np.ndarray, list[str] | None]:
+def predictions_of(systems: Any) -> tuple[np.ndarray, list[str] | None]:
     """Return the predictions ``(n_items, n_systems)`` and names of a mapping or an array."""
     if not isinstance(systems, Mapping):
         return np.asarray(systems), None

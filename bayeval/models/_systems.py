@@ -79,16 +79,24 @@ def check_predictions(predictions: Any, n_classes: int, name: str = "predictions
     return arr.astype(np.int64)
 
 
-def check_labelled(labelled: Any, labels: Any, n_items: int, n_classes: int):
-    positions = check_positions(labelled, n_items, "labelled").reshape(-1)
+def check_labelled(
+    labelled: Any,
+    labels: Any,
+    n_items: int,
+    n_classes: int,
+    names: tuple[str, str] = ("labelled", "labels"),
+):
+    """Return the positions and classes of the labelled items, or raise naming ``names``."""
+    where, what = names
+    positions = check_positions(labelled, n_items, where).reshape(-1)
     if np.unique(positions).size != positions.size:
-        raise ValueError("`labelled` must not repeat an item; got a position twice.")
+        raise ValueError(f"`{where}` must not repeat an item; got a position twice.")
     classes = np.asarray(labels)
     if classes.dtype == bool:
         classes = classes.astype(np.int8)
     if classes.shape != positions.shape:
         raise ValueError(
-            f"`labels` must give one class per labelled item ({positions.size}); "
+            f"`{what}` must give one class per labelled item ({positions.size}); "
             f"got shape {classes.shape}."
         )
     if classes.size and (
@@ -96,7 +104,7 @@ def check_labelled(labelled: Any, labels: Any, n_items: int, n_classes: int):
         or np.any((classes != np.round(classes)) | (classes < 0) | (classes >= n_classes))
     ):
         raise ValueError(
-            f"`labels` must be classes 0 .. {n_classes - 1}; got {plain(classes[:6].tolist())!r}."
+            f"`{what}` must be classes 0 .. {n_classes - 1}; got {plain(classes[:6].tolist())!r}."
         )
     return positions, classes.astype(np.int64)
 

@@ -19,6 +19,7 @@ from bayeval._constraints import (
 )
 from bayeval._core import leaders
 from bayeval._core import pattern_cells as kernel
+from bayeval._validation import plain
 from bayeval.sampling.base import Sampler
 
 __all__ = ["CHOICES", "ModelSelection"]
@@ -246,6 +247,78 @@ class ModelSelection(Sampler):
             return compare(self.pool, positions, labels, measure=measure, rng=rng)
         tree = self._draws.to_datatree([measure], list(self.pool.systems))
         return Comparison(measure=measure.name, model=repr(self.model), posterior=tree)
+
+    @validate(n=Integer(minimum=1))
+    def ask_audit(self, n: int) -> np.ndarray:
+        """Draw ``n`` items uniformly among the disagreements not yet labelled: an audit.
+
+        Label them and :meth:`tell` them like any others, after the labels the sampler chose;
+        :meth:`audited_differences` then reads every pairwise difference from them, with
+        nothing assumed about how the systems err. They count as labels (the sampler learns
+        from them too).
+
+        Parameters
+        ----------
+        n : int
+            Items wanted (at most the disagreements neither labelled nor pending).
+
+        Returns
+        -------
+        numpy.ndarray
+            Their pool ids, in the order drawn.
+        """
+        self._check_live()
+        free = self._disagree.copy()
+        free[self._taken()] = False
+        if n > np.count_nonzero(free):
+            raise ValueError(
+                f"`n` must be at most {int(np.count_nonzero(free))}, the disagreements neither "
+                f"labelled nor pending; got {n}."
+            )
+        positions = self._rng.choice(np.flatnonzero(free), size=n, replace=False)
+        self._pending.update(int(p) for p in positions)
+        return self._ids(positions)
+
+    @validate(prior=Positive(), draws=Integer(minimum=1))
+    def audited_differences(self, audit: Any, *, prior: float = 0.5, draws: int = 1000):
+        """Return every pairwise difference of accuracy from the chosen labels and an audit.
+
+        Parameters
+        ----------
+        audit : array_like
+            Pool ids drawn by :meth:`ask_audit` and told, after every label the sampler chose.
+        prior, draws
+            As :func:`bayeval.comparison.audited_differences`.
+
+        Returns
+        -------
+        bayeval.comparison.Differences
+            See :func:`bayeval.comparison.audited_differences`.
+        """
+        from bayeval.comparison import audited_differences
+
+        audited = np.atleast_1d(self.pool.positions(audit)).astype(np.int64)
+        unlabelled = ~np.isin(audited, self._labelled_positions())
+        if unlabelled.any():
+            ids = self._ids(audited[unlabelled][:5])
+            raise ValueError(
+                f"`audit` must hold labelled items (asked with ask_audit and told); got "
+                f"unlabelled ids {plain(ids.tolist())!r}."
+            )
+        labelled = self._labelled_positions()
+        chosen = labelled[~np.isin(labelled, audited)]
+        # their own stream, so that reading the differences leaves the choices as they were
+        rng = np.random.default_rng([self._posterior_key, 2])
+        return audited_differences(
+            self.pool,
+            chosen,
+            self._label_array(chosen),
+            audited,
+            self._label_array(audited),
+            prior=prior,
+            draws=draws,
+            rng=rng,
+        )
 
     @validate(budget=Integer(minimum=1))
     def run(self, oracle: Any, budget: int):

@@ -1,0 +1,114 @@
+"""Pairwise differences of accuracy from an audit: a uniform sample of the items left unlabelled.
+
+Kernel of :func:`bayeval.comparison.audited_differences`. Labels chosen adaptively (by
+:class:`~bayeval.sampling.ModelSelection`, say) go where the leading systems disagree, so a
+model is needed to say anything of the other items, and no model of many systems' predictions
+has held there. An *audit* needs none: a simple random sample of the items not chosen. For
+systems ``k`` and ``l`` only the items where their predictions differ move their difference,
+and those are known for every item. Among the items left (neither chosen nor audited) on which
+they differ, each is one of: ``k`` right, ``l`` right, or (more than two classes) neither. The
+audited items on which they differ are a simple random sample of the same kind of items, so the
+shares of the three outcomes get a Dirichlet posterior from their counts (a symmetric prior
+``prior`` each), and the items left are a multinomial draw from those shares (the finite
+population): post-stratification on the pair's own disagreements, nothing assumed about how the
+systems err.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["difference_draws", "differing_counts", "pair_counts"]
+
+
+def pair_counts(right: np.ndarray) -> np.ndarray:
+    """Return ``(K, K)``: the items on which system ``k`` is right and system ``l`` is wrong.
+
+    ``right`` ``(n, K)`` of 0/1.
+
+    Examples
+    --------
+    >>> pair_counts(np.array([[1, 0], [1, 1], [0, 1], [1, 0]])).tolist()
+    [[0, 2], [1, 0]]
+    """
+    r = right.astype(np.int64)
+    return r.T @ (1 - r)
+
+
+def differing_counts(predictions: np.ndarray, n_classes: int) -> np.ndarray:
+    """Return ``(K, K)``: the items on which systems ``k`` and ``l`` predict different classes.
+
+    Examples
+    --------
+    >>> differing_counts(np.array([[0, 1, 2], [1, 1, 0]]), 3).tolist()
+    [[0, 1, 2], [1, 0, 2], [2, 2, 0]]
+    """
+    n = predictions.shape[0]
+    same = sum(
+        (predictions == c).astype(np.int64).T @ (predictions == c).astype(np.int64)
+        for c in range(n_classes)
+    )
+    return n - same
+
+
+def difference_draws(
+    known: np.ndarray,
+    audit_right: np.ndarray,
+    audit_predictions: np.ndarray,
+    left_predictions: np.ndarray,
+    n_classes: int,
+    n_items: int,
+    *,
+    prior: float,
+    draws: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Return draws ``(draws, K, K)`` of accuracy(k) - accuracy(l) on all ``n_items`` items.
+
+    Parameters
+    ----------
+    known : ndarray, shape (K,)
+        Each system's right predictions on the labelled items (chosen and audited).
+    audit_right : ndarray of {0, 1}, shape (u, K)
+        Whether each system is right on each audited item.
+    audit_predictions, left_predictions : ndarray of int, shapes (u, K) and (m, K)
+        The systems' predictions on the audited items and on the items left unlabelled.
+    n_classes : int
+        Classes of the label space (with two, "neither right" cannot happen where two systems
+        differ).
+    n_items : int
+        Items in the pool (the accuracy's denominator).
+    prior : float
+        The symmetric Dirichlet prior of the outcomes' shares on a pair's disagreements.
+    draws : int
+        Posterior draws.
+    rng : numpy.random.Generator
+        The stream of the draws.
+
+    Returns
+    -------
+    ndarray
+        Antisymmetric in its last two axes; zero on the diagonal.
+    """
+    K = known.size
+    first, second = np.triu_indices(K, k=1)  # each pair once, k < l
+    k_only = pair_counts(audit_right)[first, second]
+    l_only = pair_counts(audit_right)[second, first]
+    left = differing_counts(left_predictions, n_classes)[first, second]
+    shape = (draws, first.size)
+    # the shares (k right, l right, neither) on the pair's disagreements: Dirichlet by gammas
+    g_k = rng.gamma(prior + k_only, size=shape)
+    g_l = rng.gamma(prior + l_only, size=shape)
+    if n_classes == 2:  # where two systems differ, exactly one of them is right
+        k_left = rng.binomial(left, g_k / (g_k + g_l))
+        l_left = left - k_left
+    else:  # the items left: multinomial as two binomials (k right, then l right among the rest)
+        neither = differing_counts(audit_predictions, n_classes)[first, second] - k_only - l_only
+        g_n = rng.gamma(prior + neither, size=shape)
+        k_left = rng.binomial(left, g_k / (g_k + g_l + g_n))
+        l_left = rng.binomial(left - k_left, g_l / (g_l + g_n))
+    upper = (known[first] - known[second] + k_left - l_left) / n_items
+    out = np.zeros((draws, K, K))
+    out[:, first, second] = upper
+    out[:, second, first] = -upper
+    return out
