@@ -225,6 +225,7 @@ def selection_design(args, pool_of):
         draws_refit = accuracy_draws(
             args.model, predictions, labelled, truth, run, 1000, args.classes or 2
         )
+        used.append(sampler.labels_used)  # chosen, before any audit
         true = accuracy[leader] - accuracy
         for draws, out in ((draws_own, own), (draws_refit, refit)):
             difference = draws[:, [leader]] - draws
@@ -239,7 +240,6 @@ def selection_design(args, pool_of):
             audited_half.append(((upper.values - lower) / 2)[others].mean())
         runner_up.append(np.argmax(accuracy[others]))  # the most accurate of the others
         right.append(accuracy[leader] == accuracy.max())
-        used.append(sampler.labels_used)
         p = prob_best(draws_refit)
         refit_sure.append((p.max() >= 0.95, accuracy[p.argmax()] == accuracy.max()))
 

@@ -115,12 +115,34 @@ def test_model_selection_example_runs():
     assert namespace["comparison"].best == "a"
 
 
+def test_audit_example_runs():
+    """The audit continues the model selection's example: its intervals as claimed and holding
+    the true differences. Seeded; another machine's path of choices (see above) would draw
+    another audit, so the claims hold within 0.05, about half an interval's width."""
+    namespace = {"print": lambda *args: None}
+    for block in (BLOCKS[6], BLOCKS[7]):
+        exec(compile(block, str(README), "exec"), namespace)
+    outputs = []
+    namespace["print"] = lambda *args: outputs.append(" ".join(str(a) for a in args))
+    code = BLOCKS[8]
+    exec(compile(code, str(README), "exec"), namespace)
+    (claim,) = _print_comments(code)
+    printed = np.reshape(_numbers(outputs[0]), (3, 2))
+    claimed = _numbers(claim)
+    np.testing.assert_allclose(printed.ravel(), claimed[:6], atol=0.05)
+    truth, systems = namespace["truth"], namespace["systems"]
+    accuracy = np.array([(systems[k] == truth).mean() for k in "abc"])
+    true = accuracy[0] - accuracy
+    np.testing.assert_allclose(true, [0, *claimed[6:8]], atol=5e-4)  # the truth as claimed
+    assert ((printed[:, 0] <= true + 1e-9) & (true <= printed[:, 1] + 1e-9)).all()
+
+
 def test_paired_example_runs():
     """Each printed interval and probability within 0.01 of its claim (seeded draws)."""
     outputs = []
     namespace = {"be": be}
     namespace["print"] = lambda *args: outputs.append(" ".join(str(a) for a in args))
-    code = BLOCKS[8]
+    code = BLOCKS[9]
     exec(compile(code, str(README), "exec"), namespace)
     claims = _print_comments(code)
     assert len(claims) == len(outputs) == 2
@@ -130,7 +152,7 @@ def test_paired_example_runs():
 
 def test_curve_example_runs():
     namespace = {}
-    code = BLOCKS[9]
+    code = BLOCKS[10]
     exec(compile(code, str(README), "exec"), namespace)
     # The README claims 48,292 planned labels and a guaranteed envelope around p = 0.75.
     assert "48,292" in code
