@@ -92,8 +92,8 @@ def difference_draws(
     """
     K = known.size
     first, second = np.triu_indices(K, k=1)  # each pair once, k < l
-    k_only = pair_counts(audit_right)[first, second]
-    l_only = pair_counts(audit_right)[second, first]
+    wins = pair_counts(audit_right)
+    k_only, l_only = wins[first, second], wins[second, first]
     left = differing_counts(left_predictions, n_classes)[first, second]
     shape = (draws, first.size)
     # the shares (k right, l right, neither) on the pair's disagreements: Dirichlet by gammas
