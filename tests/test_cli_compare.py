@@ -67,18 +67,9 @@ def test_compare_chooses_by_the_leaders_when_asked(runs):
 
 def test_compare_by_hand_keeps_every_answer_and_continues(runs):
     """Answers typed at the prompt (the truth, y or n), a quit, and the same command again."""
-    import bayeval as be
-
     runs.drop(columns="label").to_csv("unlabelled.csv", index=False)
-    truth = runs["label"].to_numpy()
     # the items the seeded sampler asks for, in order, when answered truthfully
-    pool = be.Pool(runs[list("abcd")].to_numpy(float), systems=list("abcd"))
-    replay = be.sampling.ModelSelection(pool, rng=0)
-    keys = []
-    while not replay.done:
-        ids = replay.ask(1)
-        replay.tell(ids, truth[ids])
-        keys.append("y" if truth[ids[0]] else "n")
+    replay, keys = _replayed(runs, audit=0)
     args = ["compare", "--pool", "unlabelled.csv", "--systems", "a,b,c,d", "--no-report", "--json"]
     first = runner.invoke(app, args, input="\n".join([*keys[:5], "q"]) + "\n")
     assert first.exit_code == 0, first.output
@@ -100,6 +91,86 @@ def test_compare_by_hand_keeps_every_answer_and_continues(runs):
     assert sum(r["prob_best"] for r in rows.values()) == pytest.approx(1.0)
 
 
+def _replayed(runs, audit):
+    """The seeded sampler answered truthfully until it stops, then an audit of ``audit`` items
+    (drawn at once and asked in the order drawn, as the prompt does); return it and the keys."""
+    import bayeval as be
+
+    truth = runs["label"].to_numpy()
+    pool = be.Pool(runs[list("abcd")].to_numpy(float), systems=list("abcd"))
+    replay = be.sampling.ModelSelection(pool, rng=0)
+    keys = []
+    while not replay.done:
+        ids = replay.ask(1)
+        replay.tell(ids, truth[ids])
+        keys.append("y" if truth[ids[0]] else "n")
+    if audit:
+        ids = replay.ask_audit(audit)
+        replay.tell(ids, truth[ids])
+        keys += ["y" if t else "n" for t in truth[ids]]
+    return replay, keys
+
+
+def _leader_rows(differences, leader):
+    ci = differences.interval(0.95).sel(other=leader)
+    return {s: ci.sel(system=s).values.tolist() for s in differences.systems}
+
+
+def test_compare_audits_after_the_selection_from_a_label_column(runs, tmp_path):
+    import bayeval as be
+
+    runs.drop(columns="text").to_csv("runs.csv", index=False)
+    args = ["compare", "--pool", "runs.csv", "--budget", "200", "--audit", "30", "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["audit_labels"] == 30
+    assert out["model"].startswith("audit")
+    # the same as the sampler run by hand: the selection, then one audit of 30
+    truth = runs["label"].to_numpy()
+    pool = be.Pool(runs[list("abcd")].to_numpy(float), systems=list("abcd"))
+    sampler = be.sampling.ModelSelection(pool, rng=0)
+    sampler.run(truth, 200)
+    chosen = sampler.labels_used
+    ids = sampler.ask_audit(30)
+    sampler.tell(ids, truth[ids])
+    assert out["labels_used"] == chosen + 30
+    expected = _leader_rows(sampler.audited_differences(), out["best"])
+    for row in out["systems"]:
+        assert [row["lower"], row["upper"]] == pytest.approx(expected[row["system"]])
+    assert all((tmp_path / p).stat().st_size > 0 for p in out["report"])
+    assert len(out["report"]) == 3
+
+
+def test_compare_by_hand_keeps_the_audit_across_a_quit(runs):
+    """Quit halfway through the audit; the same command finishes it and reads the differences."""
+    runs.drop(columns="label").to_csv("unlabelled.csv", index=False)
+    replay, keys = _replayed(runs, audit=8)
+    args = ["compare", "--pool", "unlabelled.csv", "--systems", "a,b,c,d", "--no-report", "--json"]
+    cut = len(keys) - 5  # three of the eight audit items answered
+    first = runner.invoke(app, [*args, "--audit", "8"], input="\n".join([*keys[:cut], "q"]) + "\n")
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.stdout)["audit_labels"] == 3
+    assert "Now the audit: 8 items drawn at random" in first.stderr
+    assert "audit item 3 of 8" in first.stderr
+    # continued without --audit: the session's audit goes on all the same
+    again = runner.invoke(app, args, input="\n".join(keys[cut:]) + "\n")
+    assert again.exit_code == 0, again.output
+    assert "done: the audit's 8 items are labelled." in again.stderr
+    out = json.loads(again.stdout)
+    assert out["audit_labels"] == 8
+    assert out["labels_used"] == replay.labels_used == len(keys)
+    expected = _leader_rows(replay.audited_differences(), out["best"])
+    for row in out["systems"]:
+        assert [row["lower"], row["upper"]] == pytest.approx(expected[row["system"]])
+    # bayeval status shows the audit's differences too
+    status = runner.invoke(app, ["status", "compare_session.db", "--json"])
+    assert status.exit_code == 0, status.output
+    for row in json.loads(status.stdout)["estimate"]:
+        system = row["output"].split(" - ")[0]
+        assert [row["lower"], row["upper"]] == pytest.approx(expected[system])
+
+
 @pytest.mark.parametrize(
     ("args", "option", "message"),
     [
@@ -109,6 +180,8 @@ def test_compare_by_hand_keeps_every_answer_and_continues(runs):
         ([], "--pool", "column 'text' must hold finite numbers"),
         (["--choose", "best"], "--choose", "one of information, leaders, disagreement, uniform"),
         (["--prob", "1.5"], "--prob", "must be in the open interval (0, 1)"),
+        (["--audit", "20", "--measure", "f1"], "--audit", "with --measure accuracy, not f1"),
+        (["--audit", "-1"], "--audit", "greater than or equal to 0"),
     ],
 )
 def test_compare_refuses_bad_options(runs, args, option, message):

@@ -8,30 +8,16 @@ when the run stops (``q``, end of input, Ctrl-C, a crash); the same command cont
 from __future__ import annotations
 
 from collections import deque
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bayeval.cli._shared import (
-    bad,
-    error,
-    load_source,
     measure_name,
     number,
-    run_measure,
-    sampler_class,
 )
 
-__all__ = [
-    "Labeller",
-    "check_agrees",
-    "check_second_opinions",
-    "estimate_rows",
-    "estimate_text",
-    "open_or_create",
-    "open_session",
-]
+__all__ = ["Labeller", "estimate_rows", "estimate_text"]
 
 #: What the labelling prompt accepts: a label, or one of the loop's actions.
 KEYS = {
@@ -79,131 +65,6 @@ POOL_COLUMNS = ("id", "score", "prediction", "predicted")
 BAR = 24
 
 
-def open_session(path: Path, *, read_only: bool):
-    """Open a session, turning ``SessionInUseError`` and bad files into one-line errors."""
-    from bayeval.session import Session, SessionInUseError
-
-    try:
-        return Session.open(path, read_only=read_only)
-    except (SessionInUseError, ValueError) as err:
-        raise error(err) from None
-
-
-def open_or_create(
-    path: Path, pool, threshold, measure, sampler, seed, label_rule, source=None, judge=None,
-    classes=None,
-):  # fmt: skip
-    """Continue the session at ``path`` or create it from ``--pool``.
-
-    A session that exists is continued; any option given (not None) must agree with it. A new
-    one needs ``pool`` and takes the defaults f1 (macro_f1 for a multiclass pool), ais
-    (passive), a random seed (stored) and the label rule ``latest`` for options not given.
-    ``source``: ``pool`` already read, if it was; ``judge``: ``--judge-column``; ``classes``:
-    ``--classes``.
-
-    Returns
-    -------
-    session : bayeval.session.Session
-    source : bayeval.datasets.files.ScoredItems or None
-        The ``--pool`` file read (None when a session is continued without it).
-    created : bool
-    """
-    from bayeval.session import Session
-
-    if not path.exists() and pool is not None:
-        sampler_class("ais" if sampler is None else sampler)  # an unknown --sampler first
-    if source is None and pool is not None:
-        source = load_source(pool, threshold, judge, classes)
-    if path.exists():
-        session = open_session(path, read_only=False)
-        try:
-            check_agrees(session, pool, source, measure, sampler, seed, label_rule)
-        except BaseException:
-            session.close()
-            raise
-        return session, source, False
-    if pool is None:
-        raise bad(
-            f"{path} does not exist: a new session needs a pool ('febrl' or a .csv or "
-            ".parquet file).",
-            "--pool",
-        )
-    multiclass = source.pool.classes is not None
-    name = sampler or ("passive" if multiclass else "ais")
-    chosen = run_measure(None if measure is None else measure.value, source.pool.classes)
-    try:
-        session = Session.create(
-            path,
-            source.pool,
-            chosen,
-            name,
-            rng=seed,
-            label_rule="latest" if label_rule is None else label_rule.value,
-        )
-    except ValueError as err:
-        raise error(err) from None
-    return session, source, True
-
-
-def same_pool(a: Any, b: Any) -> bool:
-    """Whether two pools hold the same scores, predictions, judge, classes and ids."""
-    if (a.judge is None) != (b.judge is None) or a.classes != b.classes:
-        return False
-    return (
-        a.scores.shape == b.scores.shape
-        and np.array_equal(a.scores, b.scores)
-        and np.array_equal(a.predictions, b.predictions)
-        and (a.judge is None or np.array_equal(a.judge, b.judge))
-        and np.array_equal(np.asarray(a.ids).astype(str), np.asarray(b.ids).astype(str))
-    )
-
-
-def check_agrees(session, pool, source, measure, sampler, seed, label_rule) -> None:
-    """Raise ``BadParameter`` for a given option that differs from the session's setting."""
-    meta = session.meta
-    where = f"the session {session.path} was created with"
-    keep = "; leave the option out to continue the session (its settings never change)."
-    classes = session.sampler.pool.classes
-    if measure is not None and run_measure(measure.value, classes) != session.sampler.measure:
-        theirs = measure_name(session.sampler.measure)
-        raise bad(f"{where} --measure {theirs}, not {measure.value}{keep}", "--measure")
-    if sampler is not None and sampler != meta["sampler"]:
-        raise bad(f"{where} --sampler {meta['sampler']}, not {sampler}{keep}", "--sampler")
-    if seed is not None and seed != int(meta["seed"]):
-        raise bad(f"{where} --seed {meta['seed']}, not {seed}{keep}", "--seed")
-    rule = meta.get("label_rule", "latest")
-    if label_rule is not None and label_rule.value != rule:
-        raise bad(f"{where} --label-rule {rule}, not {label_rule.value}{keep}", "--label-rule")
-    if source is not None and not same_pool(source.pool, session.sampler.pool):
-        raise bad(
-            f"{pool} holds other items, scores, predictions, judge or classes than the pool of "
-            f"{session.path} "
-            f"({session.sampler.pool.size:,} items){keep}",
-            "--pool",
-        )
-
-
-def check_second_opinions(path: Path, annotator: str | None, session: Any = None) -> None:
-    """Refuse ``--second-opinions`` without ``--annotator`` or a session holding fixed labels.
-
-    Before the session is opened (``session`` None): a name and an existing file; after: labels
-    of fixed items (not ``stochastic_ais``, where every answer labels one draw), at least one.
-    """
-    option = "--second-opinions"
-    if annotator is None:
-        raise bad("needs --annotator: the items they answered are left out, and their answers "
-                  "are told apart from the first ones.", option)  # fmt: skip
-    if not path.exists():
-        raise bad(f"needs an existing session with labels; {path} does not exist.", option)
-    if session is None:
-        return
-    if session.meta["sampler"] == "stochastic_ais":
-        raise bad("needs a session whose answers label fixed items; this one's sampler is "
-                  "stochastic_ais (every answer labels one draw).", option)  # fmt: skip
-    if session.labels_count() == 0:
-        raise bad(f"needs labels to give second opinions on; {path} has none yet.", option)
-
-
 class Labeller:
     """The terminal labelling loop over an open session.
 
@@ -227,11 +88,15 @@ class Labeller:
     second_opinions : int, optional
         Instead of new questions, ask ``annotator`` about up to this many labelled items whose
         label the annotators' model trusts least (:meth:`Session.second_opinions`), then stop.
+    audit : int, optional
+        A model selection session: once its stopping rule holds (or the budget is spent),
+        this many audit items (:meth:`Session.ask_audit`), then stop. Pending questions are
+        answered first.
     """
 
     def __init__(
         self, session, console, table, extra, annotator, batch_size, budget, width, prob,
-        on_stage=None, second_opinions=None,
+        on_stage=None, second_opinions=None, audit=None,
     ):  # fmt: skip
         self.session, self.console, self.table, self.extra = session, console, table, extra
         self.annotator, self.batch_size, self.budget = annotator, batch_size, budget
@@ -252,6 +117,7 @@ class Labeller:
         self.estimate_text = ""
         self.classes = session.sampler.pool.classes
         self.keys, self.keys_help, self.prompt = answer_keys(self.classes)
+        self.audit = audit
         self.opinions: deque | None = None  # the items still to give a second opinion on
         if second_opinions is not None:
             chosen = session.second_opinions(second_opinions, annotator=annotator)
@@ -337,6 +203,8 @@ class Labeller:
         Pending questions come first, then a new batch.
         """
         sess = self.session
+        if self.audit is not None:
+            return self._next_with_audit(queue)
         reason = sess.stop_reason(width=self.width, budget=self.budget, prob=self.prob)
         if reason:
             self.say(f"stopping: {reason}", style="bold")
@@ -356,6 +224,45 @@ class Labeller:
             else:
                 self.say(f"stopping: the sampler can draw no more items ({reason})", style="bold")
                 return None
+        return queue.popleft()
+
+    def _next_with_audit(self, queue: deque):
+        """Return the next question of a model selection followed by its audit, or None.
+
+        Pending questions first (the audit's in the order drawn, so that the part answered
+        before a stop is a random sample too); then chosen items until the stopping rule holds;
+        then the audit, drawn at once.
+        """
+        sess = self.session
+        if not queue:
+            pending, drawn = sess.pending.tolist(), sess.sampler.audit.tolist()
+            audit, waiting = set(drawn), set(pending)
+            queue.extend(
+                [i for i in pending if i not in audit] + [i for i in drawn if i in waiting]
+            )
+        if queue:
+            return queue.popleft()
+        drawn = len(sess.sampler.audit)
+        if not drawn:
+            reason = sess.stop_reason(budget=self.budget, prob=self.prob)
+            if reason is None:
+                queue.extend(sess.ask(1).tolist())
+                return queue.popleft()
+            self.say(
+                f"selection stopped: {reason}. Now the audit: {self.audit:,} items drawn at "
+                "random among the disagreements left, whose labels check every difference.",
+                style="bold",
+            )
+        left = sess.sampler.audit_left
+        if drawn >= self.audit or not left:
+            why = (
+                "are labelled"
+                if drawn >= self.audit
+                else "cannot be drawn: no disagreement is left"
+            )
+            self.say(f"done: the audit's {self.audit:,} items {why}.", style="bold")
+            return None
+        queue.extend(sess.ask_audit(min(self.audit - drawn, left)).tolist())
         return queue.popleft()
 
     def _ask_key(self):
@@ -423,6 +330,8 @@ class Labeller:
         elif self.opinions is not None:
             number = self.opinions_asked - len(self.opinions)
             title = f"second opinion {number:,} of {self.opinions_asked:,} (id {item!r})"
+        elif (rank := self._audit_rank(item)) is not None:
+            title = f"audit item {rank:,} of {self.audit:,} (id {item!r})"
         else:
             number = self.session.labels_count() + 1
             of = "" if self.budget is None else f" of {self.budget:,}"
@@ -435,6 +344,11 @@ class Labeller:
         self.console.print(grid)
         if note:
             self.say(note, style="yellow")
+
+    def _audit_rank(self, item) -> int | None:
+        """Return the rank (from 1) of ``item`` in the audit, or None if it is not in it."""
+        drawn = [] if self.audit is None else self.session.sampler.audit.tolist()
+        return drawn.index(item) + 1 if item in drawn else None
 
     def _fields(self, item) -> tuple[list[tuple[str, Any]], str | None]:
         """Return the fields shown for ``item``, and a note when --data has no row for it."""
@@ -464,7 +378,12 @@ class Labeller:
     def _progress(self) -> str:
         sess = self.session
         count = sess.labels_count()
-        if self.budget is None:
+        sampler = sess.sampler
+        audit = sampler.pool.positions(sampler.audit) if self.audit is not None else ()
+        if len(audit):
+            done = int(np.count_nonzero(sampler.is_labelled(audit)))
+            parts = [f"{count:,} labels, the audit's {done:,} of {self.audit:,}"]
+        elif self.budget is None:
             parts = [f"{count:,} labels"]
         else:
             filled = min(BAR, round(BAR * count / self.budget))
@@ -518,6 +437,8 @@ def estimate_rows(session, prob: float) -> list[dict] | None:
     if sampler.method == "model_selection":  # each system against the leader, and P(best)
         from bayeval.plots import differences_from
 
+        if sampler.is_labelled(sampler.pool.positions(sampler.audit)).any():
+            est = session.audited_differences()  # the audit's, where there is one
         difference, lower, upper = differences_from(est, sampler.best, prob)
         return [
             {

@@ -17,7 +17,8 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from bayeval.cli._labelling import KEYS_HELP, POOL_COLUMNS, Labeller, open_or_create
+from bayeval.cli._labelling import KEYS_HELP, POOL_COLUMNS, Labeller
+from bayeval.cli._sessions import open_or_create
 from bayeval.cli._shared import (
     CLASSES_HELP,
     MeasureName,

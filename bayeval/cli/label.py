@@ -24,15 +24,8 @@ from typing import Annotated
 
 import typer
 
-from bayeval.cli._labelling import (
-    KEYS_HELP,
-    POOL_COLUMNS,
-    Labeller,
-    check_second_opinions,
-    estimate_rows,
-    open_or_create,
-    open_session,
-)
+from bayeval.cli._labelling import KEYS_HELP, POOL_COLUMNS, Labeller, estimate_rows
+from bayeval.cli._sessions import check_second_opinions, open_or_create, open_session
 from bayeval.cli._shared import (
     CLASSES_HELP,
     MeasureName,

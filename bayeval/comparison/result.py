@@ -243,6 +243,27 @@ class Differences(Result):
         draws = posterior["posterior"]["difference"]
         return cls(measure=tree["differences"].attrs["measure"], draws=draws)
 
+    @property
+    def prob_better(self):
+        """P(system > other): each pair's share of draws above 0, a tie counting one half.
+
+        Draws in which a pair's difference is undefined are left out of that pair's share.
+        """
+        import xarray as xr
+
+        draws = self._difference.values.reshape(-1, len(self.systems), len(self.systems))
+        defined = (~np.isnan(draws)).sum(axis=0)
+        with np.errstate(invalid="ignore"):  # NaN where no draw is defined, and the diagonal
+            probs = ((draws > 0).sum(axis=0) + 0.5 * (draws == 0).sum(axis=0)) / defined
+        probs = np.where(defined > 0, probs, np.nan)
+        np.fill_diagonal(probs, np.nan)
+        return xr.DataArray(
+            probs,
+            dims=("system", "other"),
+            coords={"system": self.systems, "other": self.systems},
+            name="prob_better",
+        )
+
     def __repr__(self) -> str:
         return f"Differences({self.measure} of {len(self.systems)} systems)"
 

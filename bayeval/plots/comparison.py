@@ -14,8 +14,8 @@ def plot_differences(comparison: Any, *, ax: Any = None):
 
     Parameters
     ----------
-    comparison : bayeval.comparison.Comparison
-        Known by ``systems``, ``prob_better`` and ``differences``.
+    comparison : bayeval.comparison.Comparison or bayeval.comparison.Differences
+        Known by ``systems``, ``prob_better`` and (a Comparison) ``differences``.
     ax : matplotlib.axes.Axes, optional
         Default a new figure sized by the number of systems.
 
@@ -41,7 +41,7 @@ def plot_differences(comparison: Any, *, ax: Any = None):
 
     systems = comparison.systems
     better = comparison.prob_better.sel(system=systems, other=systems).values
-    mean = comparison.differences.estimate.sel(system=systems, other=systems).values
+    mean = _pairwise(comparison).estimate.sel(system=systems, other=systems).values
     if ax is None:
         size = 1.5 + 0.6 * len(systems)
         _, ax = plt.subplots(figsize=(size + 1.5, size))
@@ -64,9 +64,10 @@ def differences_from(comparison: Any, system: str, prob: float | None = None):
     """Return each system's difference from ``system``: estimates, lower and upper bounds.
 
     Three ``(n_systems,)`` arrays in the order of ``comparison.systems`` (equal-tailed
-    intervals of probability ``prob``, default the comparison's).
+    intervals of probability ``prob``, default the comparison's); ``comparison`` is a
+    :class:`~bayeval.comparison.Comparison` or a :class:`~bayeval.comparison.Differences`.
     """
-    differences = comparison.differences
+    differences = _pairwise(comparison)
     ci = differences.interval(prob).sel(other=system).transpose("system", "ci_bound").values
     estimate = differences.estimate.sel(other=system).values
     return estimate, ci[:, 0], ci[:, 1]
@@ -77,8 +78,8 @@ def plot_differences_from(comparison: Any, system: str, prob: float | None = Non
 
     Parameters
     ----------
-    comparison : bayeval.comparison.Comparison
-        Known by ``systems``, ``measure`` and ``differences``.
+    comparison : bayeval.comparison.Comparison or bayeval.comparison.Differences
+        Known by ``systems``, ``measure`` and (a Comparison) ``differences``.
     system : str
         The system subtracted (the leader, usually).
     prob : float, optional
@@ -115,6 +116,11 @@ def plot_differences_from(comparison: Any, system: str, prob: float | None = Non
     ax.set_yticks(y, comparison.systems)
     ax.set_xlabel(f"{comparison.measure} minus {system}'s")
     return ax
+
+
+def _pairwise(result: Any):
+    """Return the pairwise differences of a Comparison, or ``result`` if it is a Differences."""
+    return getattr(result, "differences", result)
 
 
 def plot_prob_best(history: Any, *, target: float | None = None, ax: Any = None):

@@ -138,7 +138,7 @@ class ModelSelection(Sampler):
 
     >>> audit = sampler.ask_audit(40)
     >>> sampler.tell(audit, truth[pool.positions(audit)])
-    >>> differences = sampler.audited_differences(audit)
+    >>> differences = sampler.audited_differences()  # every audit item labelled
     >>> (differences.interval().sel(system="a") * 2_000).round().astype(int).values.tolist()
     [[0, 0], [-4, 44], [5, 69], [35, 101], [46, 114]]
     >>> right = predictions == truth[:, None]
@@ -191,6 +191,7 @@ class ModelSelection(Sampler):
         self._predictions = pool.predictions.reshape(pool.size, -1).astype(np.int8)
         self._disagree = self._predictions.min(axis=1) != self._predictions.max(axis=1)
         self._askable = self._disagree if choose != "uniform" else np.ones(pool.size, dtype=bool)
+        self._audit: list[int] = []  # positions drawn by ask_audit, in order
         self._new_draws()
         self._fit()
 
@@ -267,6 +268,38 @@ class ModelSelection(Sampler):
         tree = self._draws.to_datatree([measure], list(self.pool.systems))
         return Comparison(measure=measure.name, model=repr(self.model), posterior=tree)
 
+    @property
+    def audit_left(self) -> int:
+        """Disagreements neither labelled nor pending: the most :meth:`ask_audit` can draw."""
+        return int(np.count_nonzero(self._audit_free()))
+
+    def _audit_free(self) -> np.ndarray:
+        free = self._disagree.copy()
+        free[self._taken()] = False
+        return free
+
+    @property
+    def audit(self) -> np.ndarray:
+        """Ids drawn by :meth:`ask_audit` so far, in the order drawn (labelled or pending)."""
+        return self._ids(np.array(self._audit, dtype=np.int64))
+
+    def ask(self, n: int | None = None) -> np.ndarray:
+        """Choose ``n`` new items to label (see :meth:`bayeval.sampling.Sampler.ask`).
+
+        Raises
+        ------
+        ValueError
+            Also once :meth:`ask_audit` has drawn an audit: the audit must come after every
+            chosen label (items chosen later would be chosen from what the audit showed, and
+            the audit would no longer be a random sample of the items left).
+        """
+        if self._audit:
+            raise ValueError(
+                "ask() cannot choose items after ask_audit(): the audit must come after every "
+                f"chosen label ({len(self._audit)} audit items drawn); ask_audit() draws more."
+            )
+        return super().ask(n)
+
     @validate(n=Integer(minimum=1))
     def ask_audit(self, n: int) -> np.ndarray:
         """Draw ``n`` items uniformly among the disagreements not yet labelled: an audit.
@@ -274,7 +307,10 @@ class ModelSelection(Sampler):
         Label them and :meth:`tell` them like any others, after the labels the sampler chose;
         :meth:`audited_differences` then reads every pairwise difference from them, with
         nothing assumed about how the systems err. They count as labels (the sampler learns
-        from them too).
+        from them too). Once an audit is drawn the sampler chooses no more items
+        (:meth:`ask` raises); calling ``ask_audit`` again draws more of the audit, uniformly
+        among the disagreements still free, so that all of them together are one simple
+        random sample.
 
         Parameters
         ----------
@@ -287,8 +323,7 @@ class ModelSelection(Sampler):
             Their pool ids, in the order drawn.
         """
         self._check_live()
-        free = self._disagree.copy()
-        free[self._taken()] = False
+        free = self._audit_free()
         if n > np.count_nonzero(free):
             raise ValueError(
                 f"`n` must be at most {int(np.count_nonzero(free))}, the disagreements neither "
@@ -296,10 +331,11 @@ class ModelSelection(Sampler):
             )
         positions = self._rng.choice(np.flatnonzero(free), size=n, replace=False)
         self._pending.update(int(p) for p in positions)
+        self._audit.extend(int(p) for p in positions)
         return self._ids(positions)
 
     @validate(prior=Positive(), draws=Integer(minimum=1))
-    def audited_differences(self, audit: Any, *, prior: float = 0.5, draws: int = 1000):
+    def audited_differences(self, audit: Any = None, *, prior: float = 0.5, draws: int = 1000):
         """Return every pairwise difference of accuracy from the chosen labels and an audit.
 
         Accuracy whatever the sampler's measure: the audit's post-stratification works on
@@ -307,8 +343,12 @@ class ModelSelection(Sampler):
 
         Parameters
         ----------
-        audit : array_like
-            Pool ids drawn by :meth:`ask_audit` and told, after every label the sampler chose.
+        audit : array_like, optional
+            Pool ids drawn by :meth:`ask_audit` and told, after every label the sampler
+            chose; default every item of :attr:`audit` labelled so far (an item drawn and not
+            yet told is left out: what is read is the audit's labelled part, which is a
+            random sample as long as whether an item was labelled does not depend on its
+            label).
         prior, draws
             As :func:`bayeval.comparison.audited_differences`.
 
@@ -319,7 +359,16 @@ class ModelSelection(Sampler):
         """
         from bayeval.comparison import audited_differences
 
-        audited = np.atleast_1d(self.pool.positions(audit)).astype(np.int64)
+        if audit is None:
+            audited = np.array(self._audit, dtype=np.int64)
+            audited = audited[self.is_labelled(audited)]
+            if audited.size == 0:
+                raise ValueError(
+                    "`audit` was not given and no audit item is labelled yet: draw one with "
+                    "ask_audit() and tell() its labels."
+                )
+        else:
+            audited = np.atleast_1d(self.pool.positions(audit)).astype(np.int64)
         unlabelled = ~np.isin(audited, self._labelled_positions())
         if unlabelled.any():
             ids = self._ids(audited[unlabelled][:5])

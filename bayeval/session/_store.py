@@ -46,6 +46,20 @@ CREATE TABLE answers (
 );
 """
 
+#: Which ``ask`` events drew a model selection's audit (schema 3): created at the first audit,
+#: so that sessions written before it stay as they were.
+AUDIT_TABLE = (
+    "CREATE TABLE IF NOT EXISTS audits (event INTEGER PRIMARY KEY REFERENCES events (seq))"
+)
+
+
+def audit_events(db: sqlite3.Connection) -> set[int]:
+    """Return the ``ask`` events of a session that drew its audit (none before schema 3)."""
+    exists = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audits'")
+    if exists.fetchone() is None:
+        return set()
+    return {row[0] for row in db.execute("SELECT event FROM audits")}
+
 
 def schema(multiclass: bool) -> str:
     """Return the tables of a session; a multiclass one's answers are any class index."""

@@ -6,8 +6,8 @@ time). A ``tell`` is committed before the call returns; :meth:`Session.open` reb
 sampler from its seed and replays the log, so a session interrupted anywhere continues with the
 same questions and the same estimates as one that never stopped.
 
-Schema (version 1, or 2 for a multiclass pool; ``PRAGMA user_version`` holds it)
-------------------------------------------------------------------------------
+Schema (version 1, 2 for a multiclass pool, 3 once an audit is drawn; ``PRAGMA user_version``)
+----------------------------------------------------------------------------------------------
 ``meta(key, value)``
     ``format`` (``"bayeval-session"``), ``bayeval_version``, ``created``, ``sampler``,
     ``options`` (JSON), ``measure`` (JSON: class and fields), ``seed``, ``pool_sha256``; a
@@ -27,6 +27,9 @@ Schema (version 1, or 2 for a multiclass pool; ``PRAGMA user_version`` holds it)
     (:meth:`bayeval.sampling.Sampler.question_probability`; NULL where not defined).
 ``answers(event, rank, item, label, annotator)``
     Every answer of each ``tell``, in call order: first answers and re-judgements alike.
+``audits(event)``
+    Schema 3 (model selection): the ``ask`` events that drew the audit
+    (:meth:`Session.ask_audit`); the table is made by the first audit.
 
 Several annotators
 ------------------
@@ -82,8 +85,10 @@ if TYPE_CHECKING:
 
 __all__ = ["LABEL_RULES", "SCHEMA_VERSION", "Session", "SessionInUseError"]
 
-# 2: multiclass sessions (answers are class indices); binary sessions are still written as 1
-SCHEMA_VERSION = 2
+# 2: multiclass sessions (answers are class indices); binary sessions are still written as 1.
+# 3: a model selection session with an audit (the audits table), set when the first is drawn.
+SCHEMA_VERSION = 3
+MULTICLASS_SCHEMA = 2
 LABEL_RULES = ("latest", "majority", "dawid-skene")
 
 
@@ -206,7 +211,7 @@ class Session:
         lock = store.lock(path)
         with db:
             db.executescript(store.schema(multiclass))
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION if multiclass else 1}")
+            db.execute(f"PRAGMA user_version = {MULTICLASS_SCHEMA if multiclass else 1}")
             db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
             db.executemany(
                 "INSERT INTO arrays VALUES (?, ?)",
@@ -302,8 +307,74 @@ class Session:
     def ask(self, k: int | None = None) -> np.ndarray:
         """Ask the sampler for ``k`` items; they are recorded before the ids are returned."""
         self.check_writable()
+        ids = self.sampler.ask(k)
+        self._record_questions(ids, audit=False)
+        return ids
+
+    @validate(n=Integer(minimum=1))
+    def ask_audit(self, n: int) -> np.ndarray:
+        """Draw ``n`` audit items of a model selection; recorded before the ids are returned.
+
+        :meth:`bayeval.sampling.ModelSelection.ask_audit`: uniformly among the disagreements
+        neither labelled nor pending, after every chosen label (the session then asks no more
+        chosen items). Answer them with :meth:`tell` (or export and import them) like any
+        question; :meth:`audited_differences` reads the differences from them, and
+        ``session.sampler.audit`` lists them. Reopened, the session has the same audit.
+
+        Parameters
+        ----------
+        n : int
+            Items wanted.
+
+        Returns
+        -------
+        numpy.ndarray
+            Their pool ids, in the order drawn.
+        """
+        self.check_writable()
+        if self.meta["sampler"] != "model_selection":
+            raise ValueError(
+                f"ask_audit() needs a session of the model_selection sampler; this one's is "
+                f"{self.meta['sampler']!r}."
+            )
+        ids = self.sampler.ask_audit(n)
+        self._record_questions(ids, audit=True)
+        return ids
+
+    def audited_differences(self, *, label_rule: str | None = None, **options: Any):
+        """Return every pairwise difference of accuracy from the chosen labels and the audit.
+
+        :meth:`bayeval.sampling.ModelSelection.audited_differences` on the audit items
+        answered so far, with every label resolved by ``label_rule`` (default the session's,
+        as in :meth:`estimate`).
+
+        Parameters
+        ----------
+        label_rule : {"latest", "majority"}, optional
+            How an item with several answers gets its label.
+        **options
+            ``prior``, ``draws`` of :func:`bayeval.comparison.audited_differences`.
+
+        Returns
+        -------
+        bayeval.comparison.Differences
+        """
+        rule = self._rule(label_rule)
+        if self.meta["sampler"] != "model_selection":
+            raise ValueError(
+                f"audited_differences() needs a session of the model_selection sampler; this "
+                f"one's is {self.meta['sampler']!r}."
+            )
+        if rule == "dawid-skene":
+            raise ValueError(
+                "`label_rule` must be 'latest' or 'majority' for audited_differences(); got "
+                "'dawid-skene' (the audit reads one label per item)."
+            )
+        return self._relabelled(rule).audited_differences(**options)
+
+    def _record_questions(self, ids: np.ndarray, *, audit: bool) -> None:
+        """Record the items an ask (or the audit's) returned, as one event."""
         sampler = self.sampler
-        ids = sampler.ask(k)
         positions = np.atleast_1d(sampler.pool.positions(ids))
         strata = getattr(sampler, "strata", None)
         stratum = [None] * positions.size if strata is None else strata.ids[positions].tolist()
@@ -316,10 +387,13 @@ class Session:
                     "INSERT INTO questions VALUES (?, ?, ?, ?, ?, ?)",
                     [(seq, rank, p, sampler.stage, h, q) for rank, (p, h, q) in enumerate(rows)],
                 )
+                if audit:  # a bayeval that cannot replay audits refuses the file
+                    self._db.execute(store.AUDIT_TABLE)
+                    self._db.execute("INSERT INTO audits VALUES (?)", (seq,))
+                    self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.Error:
             self._broken = True  # the sampler moved on without the record: reopen
             raise
-        return ids
 
     @validate(annotator=Optional(Text()))
     def tell(self, ids: Any, labels: Any, annotator: str | None = None) -> None:
@@ -512,15 +586,21 @@ class Session:
                     "takes every answer as a fresh draw of a random label."
                 )
             return sampler.estimate(labels=self.annotator_posterior(), **options)
+        if self.meta["sampler"] != "stochastic_ais":
+            sampler = self._relabelled(rule)
+        return sampler.estimate(**options)
+
+    def _relabelled(self, rule: str):
+        """Return the sampler, or its copy whose items carry their labels under ``rule``."""
         changed = [
             (p, _resolve(answers, rule))
             for p, answers in self._answers.items()
             if len(answers) > 1 and _resolve(answers, rule) != answers[0][1]
         ]
-        if changed and self.meta["sampler"] != "stochastic_ais":
-            positions, labels = (np.array(v) for v in zip(*changed, strict=True))
-            sampler = sampler.with_labels(sampler.pool.ids_at(positions), labels)
-        return sampler.estimate(**options)
+        if not changed:
+            return self.sampler
+        positions, labels = (np.array(v) for v in zip(*changed, strict=True))
+        return self.sampler.with_labels(self.sampler.pool.ids_at(positions), labels)
 
     def labels_count(self) -> int:
         """Labels recorded (distinct items; one per draw for ``stochastic_ais``)."""
@@ -700,13 +780,15 @@ class Session:
     def _replay(self) -> None:
         pool = self.sampler.pool
         events = self._db.execute("SELECT seq, kind, rng_state FROM events ORDER BY seq")
+        audits = store.audit_events(self._db)
         for seq, kind, state in events.fetchall():
             if kind == "ask":
                 rows = self._db.execute(
                     "SELECT item FROM questions WHERE event = ? ORDER BY rank", (seq,)
                 ).fetchall()
                 recorded = np.array([r[0] for r in rows], dtype=np.int64)
-                again = np.atleast_1d(pool.positions(self.sampler.ask(len(recorded))))
+                asking = self.sampler.ask_audit if seq in audits else self.sampler.ask
+                again = np.atleast_1d(pool.positions(asking(len(recorded))))
                 if not np.array_equal(again, recorded) or state != _rng_state(self.sampler):
                     raise ValueError(
                         f"{self.path}: replaying ask #{seq} gave other items or another random "

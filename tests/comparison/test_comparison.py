@@ -51,6 +51,18 @@ def test_prob_better_is_complementary_and_counts_ties_half():
     assert np.isnan(np.diag(better.values)).all()
 
 
+def test_differences_prob_better_agrees_with_the_joint_draws_and_skips_undefined_ones():
+    result = _comparison(DRAWS)
+    assert result.differences.prob_better.values == pytest.approx(
+        result.prob_better.values, nan_ok=True
+    )
+    # an undefined draw counts in no share: a - c is 0.2, NaN, 0.1; b - c is 0.1, 0 (a tie), 0.4
+    with_nan = _comparison([[[0.9, 0.8, 0.7], [np.nan, 0.6, 0.6], [0.6, 0.9, 0.5]]])
+    better = with_nan.differences.prob_better
+    assert float(better.sel(system="a", other="c")) == pytest.approx(1.0)
+    assert float(better.sel(system="b", other="c")) == pytest.approx((1 + 0.5 + 1) / 3)
+
+
 def test_differences_are_the_draws_of_each_pairwise_difference():
     rng = np.random.default_rng(0)
     shared = rng.normal(0.8, 0.05, size=(2, 500, 1))  # strongly correlated systems
