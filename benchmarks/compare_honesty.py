@@ -191,19 +191,21 @@ def selection_design(args, pool_of):
     other from its own draws (``PredictionPatterns``) and from ``--model`` fitted to the same
     labels. With ``--audit N``, it then draws ``N`` more labels uniformly among the
     disagreements it left (``ModelSelection.ask_audit``) and reads every difference from
-    them too (``ModelSelection.audited_differences``).
+    them too (``ModelSelection.audited_differences``); with ``--audit-agreements M`` also
+    ``M`` among the agreements, and each system's accuracy (``audited_accuracy``), on pools
+    that keep their agreements when ``--keep-agreements`` is given.
     """
     import bayeval as be
 
     own, refit, right, used, refit_sure, runner_up = [], [], [], [], [], []
-    audited, audited_half = [], []
+    audited, audited_half, levels, levels_half, leaders_level = [], [], [], [], []
     for run in range(args.runs):
         rng = np.random.default_rng(run)
         truth, predictions = pool_of(rng)
         keep = predictions.min(axis=1) != predictions.max(axis=1)  # as Model Selector's pools
         if args.pool in (*POOL_SIZES, "pacs"):  # Model Selector's pool size (PACS: 1,000)
             rows = rng.choice(truth.size, POOL_SIZES.get(args.pool, 1_000), replace=False)
-            rows = rows[keep[rows]]
+            rows = rows if args.keep_agreements else rows[keep[rows]]
             truth, predictions = truth[rows], predictions[rows]
         names = [f"s{k}" for k in range(predictions.shape[1])]
         if args.classes:
@@ -232,12 +234,18 @@ def selection_design(args, pool_of):
             lower, upper = np.quantile(difference, [0.025, 0.975], axis=0)
             out.append(covers(lower, upper, true)[others])
         if args.audit:
-            ids = sampler.ask_audit(min(args.audit, sampler.disagreements - sampler.labels_used))
+            agreements = min(args.audit_agreements, sampler.agreements_left)
+            ids = sampler.ask_audit(min(args.audit, sampler.audit_left), agreements=agreements)
             sampler.tell(ids, truth[pool.positions(ids)])
-            interval = sampler.audited_differences(ids).interval(0.95).sel(system=names[leader])
+            interval = sampler.audited_differences().interval(0.95).sel(system=names[leader])
             lower, upper = interval.sel(ci_bound="lower").values, interval.sel(ci_bound="upper")
             audited.append(covers(lower, upper.values, true)[others])
             audited_half.append(((upper.values - lower) / 2)[others].mean())
+        if args.audit and args.audit_agreements:
+            lower, upper = sampler.audited_accuracy().interval(0.95).values.T
+            levels.append(covers(lower, upper, accuracy))
+            leaders_level.append(levels[-1][leader])
+            levels_half.append(((upper - lower) / 2).mean())
         runner_up.append(np.argmax(accuracy[others]))  # the most accurate of the others
         right.append(accuracy[leader] == accuracy.max())
         p = prob_best(draws_refit)
@@ -263,6 +271,13 @@ def selection_design(args, pool_of):
             f"; after {args.audit} audit labels {shown(audited)}, mean half-width "
             f"{np.mean(audited_half):.3f}"
             if args.audit
+            else ""
+        )
+        + (
+            f"; each system's accuracy after {args.audit_agreements} audited agreements too "
+            f"{np.mean(levels):.3f} (the leader's {np.mean(leaders_level):.3f}), "
+            f"mean half-width {np.mean(levels_half):.3f}"
+            if levels
             else ""
         )
     )
@@ -299,6 +314,14 @@ def main(argv=None):
     )
     parser.add_argument(
         "--audit", type=int, default=0, help="uniform labels after selection (--design selection)"
+    )
+    parser.add_argument(
+        "--audit-agreements", type=int, default=0, help="and this many among the agreements"
+    )
+    parser.add_argument(
+        "--keep-agreements",
+        action="store_true",
+        help="keep the items all models agree on in Model Selector's pools (it drops them)",
     )
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args(argv)

@@ -91,7 +91,7 @@ def test_compare_by_hand_keeps_every_answer_and_continues(runs):
     assert sum(r["prob_best"] for r in rows.values()) == pytest.approx(1.0)
 
 
-def _replayed(runs, audit):
+def _replayed(runs, audit, agreements=0):
     """The seeded sampler answered truthfully until it stops, then an audit of ``audit`` items
     (drawn at once and asked in the order drawn, as the prompt does); return it and the keys."""
     import bayeval as be
@@ -105,7 +105,7 @@ def _replayed(runs, audit):
         replay.tell(ids, truth[ids])
         keys.append("y" if truth[ids[0]] else "n")
     if audit:
-        ids = replay.ask_audit(audit)
+        ids = replay.ask_audit(audit, agreements=agreements)
         replay.tell(ids, truth[ids])
         keys += ["y" if t else "n" for t in truth[ids]]
     return replay, keys
@@ -116,49 +116,71 @@ def _leader_rows(differences, leader):
     return {s: ci.sel(system=s).values.tolist() for s in differences.systems}
 
 
-def test_compare_audits_after_the_selection_from_a_label_column(runs, tmp_path):
+@pytest.mark.parametrize("agreements", [0, 25])
+def test_compare_audits_after_the_selection_from_a_label_column(runs, tmp_path, agreements):
     import bayeval as be
 
     runs.drop(columns="text").to_csv("runs.csv", index=False)
     args = ["compare", "--pool", "runs.csv", "--budget", "200", "--audit", "30", "--json"]
-    result = runner.invoke(app, args)
+    result = runner.invoke(app, [*args, "--audit-agreements", str(agreements)])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert out["audit_labels"] == 30
+    assert out["audit_labels"] == 30 + agreements
     assert out["model"].startswith("audit")
-    # the same as the sampler run by hand: the selection, then one audit of 30
+    # the same as the sampler run by hand: the selection, then one audit
     truth = runs["label"].to_numpy()
     pool = be.Pool(runs[list("abcd")].to_numpy(float), systems=list("abcd"))
     sampler = be.sampling.ModelSelection(pool, rng=0)
     sampler.run(truth, 200)
     chosen = sampler.labels_used
-    ids = sampler.ask_audit(30)
+    ids = sampler.ask_audit(30, agreements=agreements)
     sampler.tell(ids, truth[ids])
-    assert out["labels_used"] == chosen + 30
+    assert out["labels_used"] == chosen + 30 + agreements
     expected = _leader_rows(sampler.audited_differences(), out["best"])
     for row in out["systems"]:
         assert [row["lower"], row["upper"]] == pytest.approx(expected[row["system"]])
+    files = sorted(p.split("/")[-1] for p in out["report"])
     assert all((tmp_path / p).stat().st_size > 0 for p in out["report"])
-    assert len(out["report"]) == 3
+    if not agreements:
+        assert "accuracy" not in out["systems"][0]
+        assert files == ["differences.png", "leader.png", "prob_best.png"]
+        return
+    assert files == ["accuracy.png", "differences.png", "leader.png", "prob_best.png"]
+    levels = sampler.audited_accuracy().interval(0.95)
+    for row in out["systems"]:
+        expected = levels.sel(system=row["system"]).values.tolist()
+        assert [row["accuracy_lower"], row["accuracy_upper"]] == pytest.approx(expected)
+        true = float((runs[row["system"]] == runs["label"]).mean())
+        assert row["true_accuracy"] == pytest.approx(true)
+    shown = runner.invoke(app, args[:-1] + ["--audit-agreements", "25", "--no-report"])
+    assert "each system's accuracy (55 audit labels)" in shown.output
 
 
 def test_compare_by_hand_keeps_the_audit_across_a_quit(runs):
-    """Quit halfway through the audit; the same command finishes it and reads the differences."""
+    """Quit halfway through the audit; the same command finishes it and reads the differences
+    and, once an agreement is answered, each system's accuracy."""
     runs.drop(columns="label").to_csv("unlabelled.csv", index=False)
-    replay, keys = _replayed(runs, audit=8)
+    replay, keys = _replayed(runs, audit=8, agreements=4)
     args = ["compare", "--pool", "unlabelled.csv", "--systems", "a,b,c,d", "--no-report", "--json"]
-    cut = len(keys) - 5  # three of the eight audit items answered
-    first = runner.invoke(app, [*args, "--audit", "8"], input="\n".join([*keys[:cut], "q"]) + "\n")
+    cut = len(keys) - 9  # three of the eight disagreements audited, no agreement yet
+    audit = ["--audit", "8", "--audit-agreements", "4"]
+    first = runner.invoke(app, [*args, *audit], input="\n".join([*keys[:cut], "q"]) + "\n")
     assert first.exit_code == 0, first.output
-    assert json.loads(first.stdout)["audit_labels"] == 3
-    assert "Now the audit: 8 items drawn at random" in first.stderr
-    assert "audit item 3 of 8" in first.stderr
+    out = json.loads(first.stdout)
+    assert out["audit_labels"] == 3
+    assert "accuracy" not in out["systems"][0]  # no agreement answered: no levels yet
+    assert "Now the audit: 12 items drawn at random" in first.stderr
+    assert "audit item 3 of 12" in first.stderr
     # continued without --audit: the session's audit goes on all the same
     again = runner.invoke(app, args, input="\n".join(keys[cut:]) + "\n")
     assert again.exit_code == 0, again.output
-    assert "done: the audit's 8 items are labelled." in again.stderr
+    assert "done: the audit's 12 items are labelled." in again.stderr
     out = json.loads(again.stdout)
-    assert out["audit_labels"] == 8
+    assert out["audit_labels"] == 12
+    levels = replay.audited_accuracy().interval(0.95)
+    for row in out["systems"]:
+        expected = levels.sel(system=row["system"]).values.tolist()
+        assert [row["accuracy_lower"], row["accuracy_upper"]] == pytest.approx(expected)
     assert out["labels_used"] == replay.labels_used == len(keys)
     expected = _leader_rows(replay.audited_differences(), out["best"])
     for row in out["systems"]:
@@ -182,6 +204,7 @@ def test_compare_by_hand_keeps_the_audit_across_a_quit(runs):
         (["--prob", "1.5"], "--prob", "must be in the open interval (0, 1)"),
         (["--audit", "20", "--measure", "f1"], "--audit", "with --measure accuracy, not f1"),
         (["--audit", "-1"], "--audit", "greater than or equal to 0"),
+        (["--audit-agreements", "5"], "--audit-agreements", "needs --audit N"),
     ],
 )
 def test_compare_refuses_bad_options(runs, args, option, message):

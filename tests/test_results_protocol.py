@@ -129,6 +129,15 @@ def _comparison():
 
 CASES["comparison"] = _comparison
 CASES["comparison differences"] = lambda: _comparison().differences
+CASES["audited accuracy"] = lambda: be.comparison.audited_accuracy(
+    np.array([[1, 1], [0, 1], [1, 0], [0, 0], [1, 1], [0, 1]]),
+    [0],
+    [1],
+    [1, 3, 4],
+    [0, 0, 1],
+    draws=200,
+    rng=0,
+)
 CASES["paired difference"] = lambda: be.comparison.paired_difference(
     [1, 1, 0, 1, 0, 1], [1, 0, 0, 1, 1, 0], rng=0
 )

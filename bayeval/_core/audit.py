@@ -12,13 +12,20 @@ shares of the three outcomes get a Dirichlet posterior from their counts (a symm
 ``prior`` each), and the items left are a multinomial draw from those shares (the finite
 population): post-stratification on the pair's own disagreements, nothing assumed about how the
 systems err.
+
+A system's own accuracy (its level) needs the items on which every system agrees too: they move
+every system alike, so the differences never see them. With an audit of both strata (the
+disagreements left, and the agreements left), :func:`level_draws` reads each system's share of
+right predictions among the disagreements left from the audited disagreements, and the share of
+agreements on which the systems are all right from the audited agreements: a beta-binomial
+count per stratum.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["difference_draws", "differing_counts", "pair_counts"]
+__all__ = ["difference_draws", "differing_counts", "level_draws", "pair_counts"]
 
 
 def pair_counts(right: np.ndarray) -> np.ndarray:
@@ -112,3 +119,58 @@ def difference_draws(
     out[:, first, second] = upper
     out[:, second, first] = -upper
     return out
+
+
+def level_draws(
+    known: np.ndarray,
+    disagreements: tuple[np.ndarray, int],
+    agreements: tuple[np.ndarray, int],
+    n_items: int,
+    *,
+    prior: float,
+    draws: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Return draws ``(draws, K)`` of each system's accuracy on all ``n_items`` items.
+
+    Parameters
+    ----------
+    known : ndarray, shape (K,)
+        Each system's right predictions on the labelled items (chosen and audited).
+    disagreements : (ndarray of {0, 1}, shape (u, K); int)
+        Whether each system is right on each audited item on which the systems do not all
+        agree, and the number of such items left unlabelled.
+    agreements : (ndarray of {0, 1}, shape (v,); int)
+        Whether the systems (all alike) are right on each audited item on which they agree,
+        and the number of such items left unlabelled.
+    n_items : int
+        Items in the pool (the accuracy's denominator).
+    prior : float
+        Both parameters of each share's Beta prior.
+    draws : int
+        Posterior draws.
+    rng : numpy.random.Generator
+        The stream of the draws.
+
+    Returns
+    -------
+    ndarray
+        The draws of the different systems share the agreements' count (the same items) but
+        not the disagreements': each system's row is its own posterior, not a joint one.
+
+    Examples
+    --------
+    Every item labelled: the accuracies are known.
+
+    >>> level_draws(np.array([8, 6]), (np.zeros((0, 2)), 0), (np.zeros(0), 0), 10, prior=0.5,
+    ...             draws=2, rng=np.random.default_rng(0)).tolist()
+    [[0.8, 0.6], [0.8, 0.6]]
+    """
+    audit_d, left_d = disagreements
+    audit_a, left_a = agreements
+    right_d = audit_d.sum(axis=0)
+    share_d = rng.beta(
+        prior + right_d, prior + audit_d.shape[0] - right_d, size=(draws, known.size)
+    )
+    share_a = rng.beta(prior + audit_a.sum(), prior + audit_a.size - audit_a.sum(), size=(draws, 1))
+    return (known + rng.binomial(left_d, share_d) + rng.binomial(left_a, share_a)) / n_items

@@ -88,10 +88,10 @@ class Labeller:
     second_opinions : int, optional
         Instead of new questions, ask ``annotator`` about up to this many labelled items whose
         label the annotators' model trusts least (:meth:`Session.second_opinions`), then stop.
-    audit : int, optional
-        A model selection session: once its stopping rule holds (or the budget is spent),
-        this many audit items (:meth:`Session.ask_audit`), then stop. Pending questions are
-        answered first.
+    audit : (int, int), optional
+        A model selection session: once its stopping rule holds (or the budget is spent), an
+        audit of this many disagreements and agreements (:meth:`Session.ask_audit`), then
+        stop. Pending questions are answered first.
     """
 
     def __init__(
@@ -231,7 +231,7 @@ class Labeller:
 
         Pending questions first (the audit's in the order drawn, so that the part answered
         before a stop is a random sample too); then chosen items until the stopping rule holds;
-        then the audit, drawn at once.
+        then the audit, drawn at once (what it lacks of :attr:`audit`).
         """
         sess = self.session
         if not queue:
@@ -249,20 +249,21 @@ class Labeller:
                 queue.extend(sess.ask(1).tolist())
                 return queue.popleft()
             self.say(
-                f"selection stopped: {reason}. Now the audit: {self.audit:,} items drawn at "
-                "random among the disagreements left, whose labels check every difference.",
+                f"selection stopped: {reason}. Now the audit: {sum(self.audit):,} items drawn "
+                "at random among the disagreements left (and the agreements), whose labels "
+                "check every difference.",
                 style="bold",
             )
-        left = sess.sampler.audit_left
-        if drawn >= self.audit or not left:
-            why = (
-                "are labelled"
-                if drawn >= self.audit
-                else "cannot be drawn: no disagreement is left"
-            )
-            self.say(f"done: the audit's {self.audit:,} items {why}.", style="bold")
+        sampler = sess.sampler
+        agreements = sampler.audit_agreements
+        wanted = (
+            max(0, min(self.audit[0] - (drawn - agreements), sampler.audit_left)),
+            max(0, min(self.audit[1] - agreements, sampler.agreements_left)),
+        )
+        if not any(wanted):
+            self.say(f"done: the audit's {drawn:,} items are labelled.", style="bold")
             return None
-        queue.extend(sess.ask_audit(min(self.audit - drawn, left)).tolist())
+        queue.extend(sess.ask_audit(wanted[0], agreements=wanted[1]).tolist())
         return queue.popleft()
 
     def _ask_key(self):
@@ -331,7 +332,7 @@ class Labeller:
             number = self.opinions_asked - len(self.opinions)
             title = f"second opinion {number:,} of {self.opinions_asked:,} (id {item!r})"
         elif (rank := self._audit_rank(item)) is not None:
-            title = f"audit item {rank:,} of {self.audit:,} (id {item!r})"
+            title = f"audit item {rank:,} of {len(self.session.sampler.audit):,} (id {item!r})"
         else:
             number = self.session.labels_count() + 1
             of = "" if self.budget is None else f" of {self.budget:,}"
@@ -382,7 +383,7 @@ class Labeller:
         audit = sampler.pool.positions(sampler.audit) if self.audit is not None else ()
         if len(audit):
             done = int(np.count_nonzero(sampler.is_labelled(audit)))
-            parts = [f"{count:,} labels, the audit's {done:,} of {self.audit:,}"]
+            parts = [f"{count:,} labels, the audit's {done:,} of {len(audit):,}"]
         elif self.budget is None:
             parts = [f"{count:,} labels"]
         else:

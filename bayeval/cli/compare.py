@@ -6,6 +6,7 @@ Examples
 ``bayeval compare --pool runs.parquet --budget 300 --json`` (every column but id and label)
 ``bayeval compare --pool photos.csv --classes cat,dog,bird --measure macro_f1`` (class columns)
 ``bayeval compare --pool runs.csv --budget 100 --audit 40`` (every difference checked by an audit)
+``bayeval compare --pool runs.csv --audit 40 --audit-agreements 40`` (and each system's accuracy)
 """
 
 from __future__ import annotations
@@ -50,13 +51,13 @@ HELP = "\n\n".join(
         "chosen labels with nothing assumed about how the systems err "
         "(be.comparison.audited_differences; 20 audit items covered the leader's differences "
         "in 0.97-0.99 of the runs on Model Selector's tasks). In a session the audit is kept "
-        "as such: the same command continues it. Each system's own measure is not "
-        "reported: the "
-        "labels go where the systems disagree, and the items on which all of them agree, "
-        "which move every system alike, stay unlabelled (bayeval evaluate, or be.compare with "
-        "a random sample, estimates levels). The report folder gets leader.png (the "
-        "differences from the leader), differences.png (P(row > column) and the mean "
-        "difference) and prob_best.png (P(best) against labels used).",
+        "as such: the same command continues it. Each system's own measure needs the items "
+        "on which all of them agree, which move every system alike and which the selection "
+        "never labels: --audit-agreements M audits M of them too, and each system's accuracy "
+        "is reported with its interval (be.comparison.audited_accuracy). The report folder "
+        "gets leader.png (the differences from the leader), differences.png (P(row > column) "
+        "and the mean difference), prob_best.png (P(best) against labels used) and, with "
+        "--audit-agreements, accuracy.png (each system's accuracy).",
     ]
 )
 
@@ -95,6 +96,14 @@ def compare(
             min=0,
             help="Then label this many items drawn at random among the disagreements left, and "
             "read every difference of accuracy from them (0: no audit).",
+        ),
+    ] = 0,
+    audit_agreements: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="With --audit: also this many among the items on which every system agrees, "
+            "and report each system's own accuracy (the agreements move every system alike).",
         ),
     ] = 0,
     prob: Annotated[float, typer.Option(help="Probability of the intervals, in (0, 1).")] = 0.95,
@@ -142,6 +151,8 @@ def compare(
             f"reads differences of accuracy; use it with --measure accuracy, not {measure.value}.",
             "--audit",
         )
+    if audit_agreements and not audit:
+        raise bad("needs --audit N: the audit's disagreements come first.", "--audit-agreements")
     names = None if systems is None else [s.strip() for s in systems.split(",") if s.strip()]
     class_names = classes_option(classes)
     chosen = run_measure(measure.value, class_names)
@@ -152,8 +163,9 @@ def compare(
     options = {"target": target, "regret": regret, "choose": choose}
     console = Console(stderr=as_json, highlight=False)
     if source.truth is None:
-        sampler, history, audited = _label_by_hand(
-            source, chosen, options, seed, (session, annotator, budget, prob, audit), console
+        where = (session, annotator, budget, prob, (audit, audit_agreements))
+        sampler, history, audited, levels = _label_by_hand(
+            source, chosen, options, seed, where, console
         )
     else:
         sampler = _sampler(source.pool, chosen, options, seed)
@@ -161,20 +173,17 @@ def compare(
             history = sampler.run(source.truth, budget)
         except ValueError as err:
             raise bad(str(err), "--budget") from None
-        audited = _simulated_audit(sampler, source.truth, audit)
+        audited, levels = _simulated_audit(sampler, source.truth, audit, audit_agreements)
     comparison = sampler.estimate() if audited is None else audited
-    truth = None
+    truth = None  # each system's measure, from a label column
     if source.truth is not None:
         m, preds = chosen, source.pool.predictions
         values = [np.ravel(m.value(source.truth, predictions=p))[0] for p in preds.T]
-        leader = values[list(source.pool.systems).index(sampler.best)]
-        truth = {
-            name: float(v - leader) for name, v in zip(source.pool.systems, values, strict=True)
-        }
-    files = (
-        [] if no_report else _write_report(report, comparison, sampler.best, history, target, prob)
-    )
-    result = _result(sampler, comparison, truth, prob, files)
+        truth = {name: float(v) for name, v in zip(source.pool.systems, values, strict=True)}
+    files = [] if no_report else _write_report(
+        report, (comparison, levels), sampler.best, history, target, prob
+    )  # fmt: skip
+    result = _result(sampler, (comparison, levels), truth, prob, files)
     if as_json:
         typer.echo(json.dumps(result, indent=2))
     else:
@@ -190,23 +199,39 @@ def _sampler(pool, measure, options, seed):
         raise error(err) from None
 
 
-def _simulated_audit(sampler, truth, audit: int):
-    """Label ``audit`` items drawn among the disagreements left; return their differences.
+def _simulated_audit(sampler, truth, audit: int, agreements: int):
+    """Label an audit of the disagreements (and agreements) left; return what it reads.
 
-    None without an audit. Fewer items when fewer disagreements are left; none left: None.
+    The differences (None without an audit, or with no disagreement left) and each system's
+    accuracy (None without agreements). Fewer items are drawn where fewer are left.
     """
     if audit == 0 or sampler.audit_left == 0:
-        return None
-    ids = sampler.ask_audit(min(audit, sampler.audit_left))
+        return None, None
+    wanted = min(audit, sampler.audit_left), min(agreements, sampler.agreements_left)
+    ids = sampler.ask_audit(wanted[0], agreements=wanted[1])
     sampler.tell(ids, truth[sampler.pool.positions(ids)])
-    return sampler.audited_differences()
+    return sampler.audited_differences(), _levels(sampler.audited_accuracy, agreements)
+
+
+def _levels(read, agreements: int):
+    """Return ``read()``, each system's accuracy, or None.
+
+    None without agreements asked for, or while the audit cannot give them (no agreement of
+    those left is labelled yet).
+    """
+    if not agreements:
+        return None
+    try:
+        return read()
+    except ValueError:
+        return None
 
 
 def _label_by_hand(source, measure, options, seed, where, console):
     """Label at the terminal in a session.
 
-    Return the sampler, P(best) after each answer, and the audited differences (None
-    without an audit answered).
+    Return the sampler, P(best) after each answer, the audited differences (None without an
+    audit answered) and the audited accuracies (None without them).
     """
     import xarray as xr
 
@@ -235,11 +260,13 @@ def _label_by_hand(source, measure, options, seed, where, console):
         prob_best.append(session.sampler.prob_best.copy())
 
     # a session that holds an audit continues it: its chosen labels are over
-    audit = max(audit, len(sess.sampler.audit))
+    drawn = len(sess.sampler.audit), sess.sampler.audit_agreements
+    audit = max(audit[0], drawn[0] - drawn[1]), max(audit[1], drawn[1])
     shown = source.items.drop(columns=["id", *source.pool.systems], errors="ignore")
-    loop = Labeller(sess, console, None, shown if len(shown.columns) else None, annotator, 1,
-                    budget, None, prob, on_stage=record, audit=audit or None)  # fmt: skip
-    audited = None
+    extra = shown if len(shown.columns) else None
+    loop = Labeller(sess, console, None, extra, annotator, 1, budget, None, prob,
+                    on_stage=record, audit=audit if audit[0] else None)  # fmt: skip
+    audited = levels = None
     try:
         loop.intro(created)
         loop.run()
@@ -250,6 +277,7 @@ def _label_by_hand(source, measure, options, seed, where, console):
             drawn = sess.sampler.audit
             if sess.sampler.is_labelled(sess.sampler.pool.positions(drawn)).any():
                 audited = sess.audited_differences()
+                levels = _levels(sess.audited_accuracy, audit[1])
         finally:
             sess.close()
     sampler = sess.sampler
@@ -257,26 +285,38 @@ def _label_by_hand(source, measure, options, seed, where, console):
         {"prob_best": (("labels", "system"), np.reshape(prob_best, (-1, sampler.pool.n_systems)))},
         coords={"labels": used, "system": list(sampler.pool.systems)},
     )
-    return sampler, history, audited
+    return sampler, history, audited, levels
 
 
-def _write_report(folder: Path, comparison, best, history, target, prob) -> list[Path]:
+def _write_report(folder: Path, results, best, history, target, prob) -> list[Path]:
+    """Write the report's plots.
+
+    ``results``: the comparison (or the audited differences), and the audited accuracies (or
+    None).
+    """
     from bayeval.plots import plot_differences, plot_differences_from, plot_prob_best
 
+    comparison, levels = results
     folder.mkdir(parents=True, exist_ok=True)
     files = [folder / "leader.png", folder / "differences.png"]
     save_png([plot_differences_from(comparison, best, prob)], files[0])
     save_png([plot_differences(comparison)], files[1])
     if history.sizes.get("labels", 0):
         files.append(folder / "prob_best.png")
-        save_png([plot_prob_best(history, target=target)], files[2])
+        save_png([plot_prob_best(history, target=target)], files[-1])
+    if levels is not None:  # each system's accuracy: a forest
+        files.append(folder / "accuracy.png")
+        save_png([levels.plot(prob)], files[-1])
     return files
 
 
-def _result(sampler, comparison, truth, prob, files) -> dict[str, Any]:
+def _result(sampler, results, truth, prob, files) -> dict[str, Any]:
     from bayeval.plots import differences_from
 
+    comparison, levels = results
     estimate, lower, upper = differences_from(comparison, sampler.best, prob)
+    if levels is not None:
+        level, (level_lower, level_upper) = levels.estimate.values, levels.interval(prob).values.T
     rows = []
     for k, name in enumerate(comparison.systems):
         row = {
@@ -287,8 +327,13 @@ def _result(sampler, comparison, truth, prob, files) -> dict[str, Any]:
             "prob_best": number(sampler.prob_best[k]),
             "expected_regret": number(sampler.expected_regret[k]),
         }
+        if levels is not None:
+            row.update(accuracy=number(level[k]), accuracy_lower=number(level_lower[k]),
+                       accuracy_upper=number(level_upper[k]))  # fmt: skip
         if truth is not None:
-            row["true_difference"] = truth[name]
+            row["true_difference"] = truth[name] - truth[sampler.best]
+            if levels is not None:
+                row["true_accuracy"] = truth[name]
         rows.append(row)
     audited = sampler.audit[sampler.is_labelled(sampler.pool.positions(sampler.audit))]
     return {
@@ -309,25 +354,33 @@ def _result(sampler, comparison, truth, prob, files) -> dict[str, Any]:
 def _print(result: dict, console) -> None:
     from rich.table import Table
 
+    rows, prob = result["systems"], f"{result['ci_prob']:.0%} interval"
     leader, used = result["best"], result["labels_used"]
     table = Table(title=f"{result['measure']} minus the leader's ({leader}): {used:,} labels")
-    columns = ["system", "difference", f"{result['ci_prob']:.0%} interval", "P(best)", "regret"]
-    if any("true_difference" in r for r in result["systems"]):
-        columns.append("true")
-    for column in columns:
+    columns = ["system", "difference", prob, "P(best)", "regret"]
+    truth = "true_difference" in rows[0]
+    for column in columns + ["true"] * truth:
         table.add_column(column)
-
-    def fmt(value):
-        return "n/a" if value is None else f"{value:.4f}"
-
-    for r in result["systems"]:
-        cells = [r["system"], fmt(r["difference"]), f"[{fmt(r['lower'])}, {fmt(r['upper'])}]",
-                 fmt(r["prob_best"]), fmt(r["expected_regret"])]  # fmt: skip
-        if "true_difference" in r:
-            cells.append(fmt(r["true_difference"]))
-        table.add_row(*cells)
+    for r in rows:
+        cells = [r["system"], _fmt(r["difference"]), f"[{_fmt(r['lower'])}, {_fmt(r['upper'])}]",
+                 _fmt(r["prob_best"]), _fmt(r["expected_regret"])]  # fmt: skip
+        table.add_row(*cells, *([_fmt(r["true_difference"])] if truth else []))
     console.print(table)
+    if "accuracy" in rows[0]:  # each system's own, from an audit of the agreements too
+        table = Table(title=f"each system's accuracy ({result['audit_labels']:,} audit labels)")
+        truth = "true_accuracy" in rows[0]
+        for column in ["system", "accuracy", prob] + ["true"] * truth:
+            table.add_column(column)
+        for r in rows:
+            interval = f"[{_fmt(r['accuracy_lower'])}, {_fmt(r['accuracy_upper'])}]"
+            table.add_row(r["system"], _fmt(r["accuracy"]), interval,
+                          *([_fmt(r["true_accuracy"])] if truth else []))  # fmt: skip
+        console.print(table)
     reason = result["stop_reason"] or "the stopping rule does not hold yet"
     console.print(f"best: {result['best']} ({reason})")
     for path in result["report"]:
         console.print(f"wrote {path}")
+
+
+def _fmt(value) -> str:
+    return "n/a" if value is None else f"{value:.4f}"

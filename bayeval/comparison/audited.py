@@ -1,4 +1,4 @@
-"""``audited_differences``: every pairwise difference of accuracy from an audit after any design."""
+"""Accuracy from labels chosen in any way and a random audit: every difference, and each level."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import numpy as np
 from bayeval._constraints import Integer, Positive, Seed, validate
 from bayeval._core import audit as kernel
 from bayeval._validation import check_classes, check_rng, plain
-from bayeval.comparison.result import Differences
+from bayeval.comparison.result import Differences, Levels
 
-__all__ = ["audited_differences"]
+__all__ = ["audited_accuracy", "audited_differences"]
 
 
 @validate(prior=Positive(), draws=Integer(minimum=1), rng=Seed())
@@ -114,11 +114,140 @@ def audited_differences(
     >>> (right[:, 0].sum() - right.sum(axis=0)).tolist()  # the truth, in items of the 2,000
     [0, 123, 584]
     """
+    rng = check_rng(rng)
+    predictions, names, n_classes, (chosen, chosen_labels), (audit, audit_labels) = _checked(
+        systems, chosen, chosen_labels, audit, audit_labels
+    )
+    n_items = predictions.shape[0]
+    labelled = np.r_[chosen, audit]
+    right = predictions[labelled] == np.r_[chosen_labels, audit_labels][:, None]
+    left = np.ones(n_items, dtype=bool)
+    left[labelled] = False
+    audit_right = predictions[audit] == audit_labels[:, None]
+    values = kernel.difference_draws(
+        right.sum(axis=0),
+        audit_right,
+        predictions[audit],
+        predictions[left],
+        n_classes,
+        n_items,
+        prior=prior,
+        draws=draws,
+        rng=rng,
+    )
+    return Differences(measure="accuracy", draws=_as_draws(values[None], names))
+
+
+@validate(prior=Positive(), draws=Integer(minimum=1), rng=Seed())
+def audited_accuracy(
+    systems: Any,
+    chosen: Any,
+    chosen_labels: Any,
+    audit: Any,
+    audit_labels: Any,
+    *,
+    prior: float = 0.5,
+    draws: int = 1000,
+    rng: Any = None,
+) -> Levels:
+    """Each system's own accuracy, from labels chosen in any way plus a stratified audit.
+
+    The items not in ``chosen`` fall in two strata: those on which the systems do not all
+    agree, and those on which they all predict the same (which move every system alike, so
+    labels chosen to tell systems apart never go there). ``audit`` is a simple random sample
+    of each stratum's items not chosen (:meth:`ModelSelection.ask_audit
+    <bayeval.sampling.ModelSelection.ask_audit>` with ``agreements`` draws one). Among the
+    disagreements left, a system's share of right predictions gets a Beta posterior from the
+    audited disagreements; among the agreements left, the share on which the systems are all
+    right, from the audited agreements; the items left are binomial draws from those shares
+    (:func:`bayeval._core.audit.level_draws`). Nothing is assumed about how the systems err.
+
+    Parameters
+    ----------
+    systems, chosen, chosen_labels, audit, audit_labels
+        As :func:`audited_differences`; ``audit`` must reach both strata wherever items of
+        the stratum are left unlabelled.
+    prior : float, default 0.5
+        Both parameters of each share's Beta prior (Jeffreys').
+    draws : int, default 1000
+        Posterior draws.
+    rng : int, numpy.random.Generator or None
+        Seed or generator of the draws.
+
+    Returns
+    -------
+    bayeval.comparison.Levels
+        Each system's accuracy on the whole pool. Each system's draws are its own posterior:
+        for differences and P(best) use :func:`audited_differences` and the sampler.
+
+    Notes
+    -----
+    Where the systems agree they are usually right, so the share of the agreements they get
+    right is near 1, where Jeffreys' interval is known to fall a little short of its level
+    with few audited agreements (Brown, Cai & DasGupta 2001).
+
+    Examples
+    --------
+    Three systems of accuracy about 0.90, 0.85 and 0.60; 60 labels chosen where the first
+    two disagree, then 30 items audited among the disagreements left and 30 among the
+    agreements; each system's 95% interval holds its accuracy, and is less than 0.16 wide:
+
+    >>> import numpy as np
+    >>> import bayeval as be
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.random(2_000) < 0.4
+    >>> right = rng.random((2_000, 3)) < [0.90, 0.85, 0.60]
+    >>> predictions = np.where(right, truth[:, None], ~truth[:, None]).astype(int)
+    >>> chosen = np.flatnonzero(predictions[:, 0] != predictions[:, 1])[:60]
+    >>> agree = predictions.min(axis=1) == predictions.max(axis=1)
+    >>> rest = np.setdiff1d(np.arange(2_000), chosen)
+    >>> audit = np.r_[rng.choice(rest[~agree[rest]], 30, replace=False),
+    ...               rng.choice(rest[agree[rest]], 30, replace=False)]
+    >>> levels = be.comparison.audited_accuracy(
+    ...     predictions, chosen, truth[chosen], audit, truth[audit], rng=1)
+    >>> lower, upper = levels.interval().values.T
+    >>> accuracy = (predictions == truth[:, None]).mean(axis=0)  # the truth
+    >>> ((lower <= accuracy) & (accuracy <= upper)).tolist(), (upper - lower < 0.16).tolist()
+    ([True, True, True], [True, True, True])
+    """
+    rng = check_rng(rng)
+    predictions, names, _, (chosen, chosen_labels), (audit, audit_labels) = _checked(
+        systems, chosen, chosen_labels, audit, audit_labels
+    )
+    n_items = predictions.shape[0]
+    labelled = np.r_[chosen, audit]
+    known = (predictions[labelled] == np.r_[chosen_labels, audit_labels][:, None]).sum(axis=0)
+    disagree = predictions.min(axis=1) != predictions.max(axis=1)
+    left = np.ones(n_items, dtype=bool)
+    left[labelled] = False
+    left_d = int(np.count_nonzero(left & disagree))
+    left_a = int(np.count_nonzero(left & ~disagree))
+    audit_right = predictions[audit] == audit_labels[:, None]
+    in_d = disagree[audit]
+    strata = (
+        (left_d, in_d, "disagreements (items on which the systems do not all agree)"),
+        (left_a, ~in_d, "agreements (items on which they all agree)"),
+    )
+    for n_left, audited, what in strata:
+        if n_left and not audited.any():
+            raise ValueError(
+                f"`audit` must reach every stratum with items left: {n_left} {what} are left "
+                "unlabelled and none of them is audited (ModelSelection.ask_audit's "
+                "`agreements` draws agreements)."
+            )
+    values = kernel.level_draws(
+        known, (audit_right[in_d], left_d), (audit_right[~in_d, 0], left_a), n_items,
+        prior=prior, draws=draws, rng=rng,
+    )  # fmt: skip
+    return Levels(measure="accuracy", draws=_as_draws(values[None], names, ("system",)))
+
+
+def _checked(systems, chosen, chosen_labels, audit, audit_labels):
+    """Return the predictions, names, classes, and the chosen and audited items checked."""
     from bayeval.comparison.compare import predictions_of
     from bayeval.models._systems import check_labelled, check_predictions, system_names
     from bayeval.pool import Pool
 
-    rng = check_rng(rng)
     if isinstance(systems, Pool):
         predictions, names = systems.predictions, list(systems.systems)
         classes = systems.classes
@@ -147,32 +276,13 @@ def audited_differences(
             "`audit` must hold items not in `chosen` (a sample of the items left); got "
             f"positions in both: {plain(both[:5].tolist())!r}."
         )
-    labelled = np.r_[chosen, audit]
-    right = predictions[labelled] == np.r_[chosen_labels, audit_labels][:, None]
-    left = np.ones(n_items, dtype=bool)
-    left[labelled] = False
-    audit_right = predictions[audit] == audit_labels[:, None]
-    values = kernel.difference_draws(
-        right.sum(axis=0),
-        audit_right,
-        predictions[audit],
-        predictions[left],
-        n_classes,
-        n_items,
-        prior=prior,
-        draws=draws,
-        rng=rng,
-    )
-    return Differences(measure="accuracy", draws=_as_draws(values[None], names))
+    return predictions, names, n_classes, (chosen, chosen_labels), (audit, audit_labels)
 
 
-def _as_draws(values: np.ndarray, names: list[str]):
-    """Return draws ``(chain, draw, system, other)`` as a labelled DataArray."""
+def _as_draws(values: np.ndarray, names: list[str], dims=("system", "other")):
+    """Return draws ``(chain, draw, *dims)`` as a labelled DataArray."""
     import xarray as xr
 
-    return xr.DataArray(
-        values,
-        dims=("chain", "draw", "system", "other"),
-        coords={"system": names, "other": names},
-        name="difference",
-    )
+    coords = {dim: names for dim in dims}
+    name = "difference" if len(dims) == 2 else "accuracy"
+    return xr.DataArray(values, dims=("chain", "draw", *dims), coords=coords, name=name)

@@ -5,7 +5,8 @@
 pairwise difference (:class:`Differences`) with ``P(A > B)``, the probability that each system
 is the best, the expected loss of choosing it, and the posterior of the ranks. Every answer is
 a function of the same draws, so they agree with each other (a system with P(best) 0.95 has
-``P(A > B) >= 0.95`` against every other).
+``P(A > B) >= 0.95`` against every other). :class:`Levels` holds each system's measure alone,
+from draws that are each system's own posterior (an audit's), and answers nothing else.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 
 from bayeval.results import Result, draws_interval
 
-__all__ = ["Comparison", "Differences"]
+__all__ = ["Comparison", "Differences", "Levels"]
 
 
 class Comparison(Result):
@@ -266,6 +267,54 @@ class Differences(Result):
 
     def __repr__(self) -> str:
         return f"Differences({self.measure} of {len(self.systems)} systems)"
+
+
+class Levels(Result):
+    """Each system's own measure (its level), from draws of each system's own posterior.
+
+    Returned by :func:`~bayeval.comparison.audited_accuracy`; dims ``system``, one basis,
+    ``"posterior"``. The draws of different systems are not one joint posterior, so there is
+    no P(best) and no difference here (for those, :func:`~bayeval.comparison.audited_differences`
+    and the sampler's P(best)).
+    """
+
+    bases: ClassVar[tuple[str, ...]] = ("posterior",)
+
+    def __init__(self, *, measure: str, draws: Any):
+        self.measure = str(measure)
+        self._draws = draws.transpose("chain", "draw", "system")
+        self.systems = [str(s) for s in self._draws["system"].values]
+
+    def _layout(self):
+        return ("system",), {"system": self.systems}
+
+    def _estimate_values(self, basis):
+        return _median(self._draws.values.reshape(-1, len(self.systems)))
+
+    def _bounds(self, prob, kind, basis):
+        ci = draws_interval(self._draws, prob, kind, basis=basis)
+        return ci.sel(ci_bound="lower").values, ci.sel(ci_bound="upper").values
+
+    def _summary_labels(self):
+        return {"measure": self.measure}
+
+    def _posterior_tree(self):
+        import xarray as xr
+
+        return xr.DataTree.from_dict({"posterior": xr.Dataset({self.measure: self._draws})})
+
+    def _state(self):
+        import xarray as xr
+
+        return {"levels": xr.Dataset(attrs={"measure": self.measure})}
+
+    @classmethod
+    def _from_state(cls, tree, posterior):
+        measure = tree["levels"].attrs["measure"]
+        return cls(measure=measure, draws=posterior["posterior"][measure])
+
+    def __repr__(self) -> str:
+        return f"Levels({self.measure} of {len(self.systems)} systems)"
 
 
 def _median(draws: np.ndarray) -> np.ndarray:

@@ -271,10 +271,15 @@ class ModelSelection(Sampler):
     @property
     def audit_left(self) -> int:
         """Disagreements neither labelled nor pending: the most :meth:`ask_audit` can draw."""
-        return int(np.count_nonzero(self._audit_free()))
+        return int(np.count_nonzero(self._audit_free(self._disagree)))
 
-    def _audit_free(self) -> np.ndarray:
-        free = self._disagree.copy()
+    @property
+    def agreements_left(self) -> int:
+        """Agreements neither labelled nor pending: the most ``ask_audit(agreements=)`` draws."""
+        return int(np.count_nonzero(self._audit_free(~self._disagree)))
+
+    def _audit_free(self, stratum: np.ndarray) -> np.ndarray:
+        free = stratum.copy()
         free[self._taken()] = False
         return free
 
@@ -282,6 +287,11 @@ class ModelSelection(Sampler):
     def audit(self) -> np.ndarray:
         """Ids drawn by :meth:`ask_audit` so far, in the order drawn (labelled or pending)."""
         return self._ids(np.array(self._audit, dtype=np.int64))
+
+    @property
+    def audit_agreements(self) -> int:
+        """How many of :attr:`audit` are agreements (the others are disagreements)."""
+        return int(np.count_nonzero(~self._disagree[np.array(self._audit, dtype=np.int64)]))
 
     def ask(self, n: int | None = None) -> np.ndarray:
         """Choose ``n`` new items to label (see :meth:`bayeval.sampling.Sampler.ask`).
@@ -300,8 +310,8 @@ class ModelSelection(Sampler):
             )
         return super().ask(n)
 
-    @validate(n=Integer(minimum=1))
-    def ask_audit(self, n: int) -> np.ndarray:
+    @validate(n=Integer(minimum=0), agreements=Integer(minimum=0))
+    def ask_audit(self, n: int, *, agreements: int = 0) -> np.ndarray:
         """Draw ``n`` items uniformly among the disagreements not yet labelled: an audit.
 
         Label them and :meth:`tell` them like any others, after the labels the sampler chose;
@@ -309,27 +319,39 @@ class ModelSelection(Sampler):
         nothing assumed about how the systems err. They count as labels (the sampler learns
         from them too). Once an audit is drawn the sampler chooses no more items
         (:meth:`ask` raises); calling ``ask_audit`` again draws more of the audit, uniformly
-        among the disagreements still free, so that all of them together are one simple
-        random sample.
+        among the items of each stratum still free, so that all of them together are one
+        simple random sample of each.
 
         Parameters
         ----------
         n : int
-            Items wanted (at most the disagreements neither labelled nor pending).
+            Disagreements wanted (at most :attr:`audit_left`).
+        agreements : int, default 0
+            Also this many items on which every system agrees (at most
+            :attr:`agreements_left`): they move every system alike, so differences never need
+            them, but each system's own accuracy does (:meth:`audited_accuracy`).
 
         Returns
         -------
         numpy.ndarray
-            Their pool ids, in the order drawn.
+            Their pool ids, in the order drawn (the disagreements first).
         """
         self._check_live()
-        free = self._audit_free()
-        if n > np.count_nonzero(free):
-            raise ValueError(
-                f"`n` must be at most {int(np.count_nonzero(free))}, the disagreements neither "
-                f"labelled nor pending; got {n}."
-            )
-        positions = self._rng.choice(np.flatnonzero(free), size=n, replace=False)
+        if n + agreements == 0:
+            raise ValueError("`n` and `agreements` must not both be 0: the audit needs items.")
+        drawn = []
+        for wanted, stratum, name, what in (
+            (n, self._disagree, "n", "disagreements"),
+            (agreements, ~self._disagree, "agreements", "agreements"),
+        ):
+            free = np.flatnonzero(self._audit_free(stratum))
+            if wanted > free.size:
+                raise ValueError(
+                    f"`{name}` must be at most {free.size}, the {what} neither labelled nor "
+                    f"pending; got {wanted}."
+                )
+            drawn.append(self._rng.choice(free, size=wanted, replace=False) if wanted else free[:0])
+        positions = np.concatenate(drawn)
         self._pending.update(int(p) for p in positions)
         self._audit.extend(int(p) for p in positions)
         return self._ids(positions)
@@ -359,6 +381,59 @@ class ModelSelection(Sampler):
         """
         from bayeval.comparison import audited_differences
 
+        chosen, audited = self._audit_split(audit)
+        # their own stream, so that reading the differences leaves the choices as they were
+        rng = np.random.default_rng([self._posterior_key, 2])
+        return audited_differences(
+            self.pool,
+            chosen,
+            self._label_array(chosen),
+            audited,
+            self._label_array(audited),
+            prior=prior,
+            draws=draws,
+            rng=rng,
+        )
+
+    @validate(prior=Positive(), draws=Integer(minimum=1))
+    def audited_accuracy(self, *, prior: float = 0.5, draws: int = 1000):
+        """Return each system's own accuracy from the chosen labels and the audit.
+
+        The audit must hold agreements (``ask_audit(n, agreements=m)``) as well as
+        disagreements, wherever items of each are left: see
+        :func:`bayeval.comparison.audited_accuracy`. Every item of :attr:`audit` labelled so
+        far is read.
+
+        Parameters
+        ----------
+        prior, draws
+            As :func:`bayeval.comparison.audited_accuracy`.
+
+        Returns
+        -------
+        bayeval.comparison.Levels
+        """
+        from bayeval.comparison import audited_accuracy
+
+        chosen, audited = self._audit_split(None)
+        # their own stream, so that reading the levels leaves the choices as they were
+        rng = np.random.default_rng([self._posterior_key, 3])
+        return audited_accuracy(
+            self.pool,
+            chosen,
+            self._label_array(chosen),
+            audited,
+            self._label_array(audited),
+            prior=prior,
+            draws=draws,
+            rng=rng,
+        )
+
+    def _audit_split(self, audit: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Return the positions of the chosen labelled items and of the audit's labelled ones.
+
+        ``audit``: ids of the audit (default: every labelled item of :attr:`audit`).
+        """
         if audit is None:
             audited = np.array(self._audit, dtype=np.int64)
             audited = audited[self.is_labelled(audited)]
@@ -377,19 +452,7 @@ class ModelSelection(Sampler):
                 f"unlabelled ids {plain(ids.tolist())!r}."
             )
         labelled = self._labelled_positions()
-        chosen = labelled[~np.isin(labelled, audited)]
-        # their own stream, so that reading the differences leaves the choices as they were
-        rng = np.random.default_rng([self._posterior_key, 2])
-        return audited_differences(
-            self.pool,
-            chosen,
-            self._label_array(chosen),
-            audited,
-            self._label_array(audited),
-            prior=prior,
-            draws=draws,
-            rng=rng,
-        )
+        return labelled[~np.isin(labelled, audited)], audited
 
     @validate(budget=Integer(minimum=1))
     def run(self, oracle: Any, budget: int):

@@ -46,19 +46,21 @@ CREATE TABLE answers (
 );
 """
 
-#: Which ``ask`` events drew a model selection's audit (schema 3): created at the first audit,
-#: so that sessions written before it stay as they were.
-AUDIT_TABLE = (
-    "CREATE TABLE IF NOT EXISTS audits (event INTEGER PRIMARY KEY REFERENCES events (seq))"
-)
+#: Which ``ask`` events drew a model selection's audit, and how many of their items were drawn
+#: among the agreements (schema 3): created at the first audit, so that sessions written
+#: before it stay as they were.
+AUDIT_TABLE = """
+CREATE TABLE IF NOT EXISTS audits (
+    event INTEGER PRIMARY KEY REFERENCES events (seq), agreements INTEGER NOT NULL
+)"""
 
 
-def audit_events(db: sqlite3.Connection) -> set[int]:
-    """Return the ``ask`` events of a session that drew its audit (none before schema 3)."""
+def audit_events(db: sqlite3.Connection) -> dict[int, int]:
+    """Return the ``ask`` events that drew the audit, each with its agreements drawn."""
     exists = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audits'")
-    if exists.fetchone() is None:
-        return set()
-    return {row[0] for row in db.execute("SELECT event FROM audits")}
+    if exists.fetchone() is None:  # before schema 3
+        return {}
+    return dict(db.execute("SELECT event, agreements FROM audits").fetchall())
 
 
 def schema(multiclass: bool) -> str:
@@ -168,6 +170,24 @@ def to_bytes(values: np.ndarray) -> bytes:
 
 def from_bytes(data: bytes) -> np.ndarray:
     return np.load(io.BytesIO(data), allow_pickle=False)
+
+
+def checked_pool(arrays: dict, meta: dict, session: Path, pool_file: Any) -> dict:
+    """Return the session's pool arrays (stored, or read from its pool file), checksum checked.
+
+    ``pool_file``: where the pool file is now, if it moved (default the one recorded).
+    """
+    if "pool_file" not in meta:
+        if pool_checksum(arrays) != meta["pool_sha256"]:
+            raise ValueError(f"{session}: the stored pool does not match its checksum.")
+        return arrays
+    where = pool_file or meta["pool_file"]
+    arrays = read_pool_file(Path(where), session)
+    if pool_checksum(arrays) != meta["pool_sha256"]:
+        raise ValueError(
+            f"{session}: the pool file {where} is a file for another pool (checksum mismatch)."
+        )
+    return arrays
 
 
 def pool_checksum(arrays: dict) -> str:

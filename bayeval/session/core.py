@@ -27,9 +27,10 @@ Schema (version 1, 2 for a multiclass pool, 3 once an audit is drawn; ``PRAGMA u
     (:meth:`bayeval.sampling.Sampler.question_probability`; NULL where not defined).
 ``answers(event, rank, item, label, annotator)``
     Every answer of each ``tell``, in call order: first answers and re-judgements alike.
-``audits(event)``
+``audits(event, agreements)``
     Schema 3 (model selection): the ``ask`` events that drew the audit
-    (:meth:`Session.ask_audit`); the table is made by the first audit.
+    (:meth:`Session.ask_audit`), with how many of their items are agreements (drawn after the
+    disagreements); the table is made by the first audit.
 
 Several annotators
 ------------------
@@ -279,21 +280,11 @@ class Session:
                 f"{path} was written by a newer bayeval (session schema {version}); this "
                 f"bayeval reads schema {SCHEMA_VERSION}. Upgrade bayeval to open it."
             )
-        if "pool_file" in meta:
-            try:
-                arrays = store.read_pool_file(Path(pool_file or meta["pool_file"]), path)
-            except ValueError:
-                db.close()
-                raise
-            if store.pool_checksum(arrays) != meta["pool_sha256"]:
-                db.close()
-                raise ValueError(
-                    f"{path}: the pool file {pool_file or meta['pool_file']} is a file for "
-                    "another pool (checksum mismatch)."
-                )
-        elif store.pool_checksum(arrays) != meta["pool_sha256"]:
+        try:
+            arrays = store.checked_pool(arrays, meta, path, pool_file)
+        except ValueError:
             db.close()
-            raise ValueError(f"{path}: the stored pool does not match its checksum.")
+            raise
         sampler = store.rebuild(meta, arrays)
         session = cls(path, db, sampler, meta)
         try:
@@ -308,12 +299,12 @@ class Session:
         """Ask the sampler for ``k`` items; they are recorded before the ids are returned."""
         self.check_writable()
         ids = self.sampler.ask(k)
-        self._record_questions(ids, audit=False)
+        self._record_questions(ids)
         return ids
 
-    @validate(n=Integer(minimum=1))
-    def ask_audit(self, n: int) -> np.ndarray:
-        """Draw ``n`` audit items of a model selection; recorded before the ids are returned.
+    @validate(n=Integer(minimum=0), agreements=Integer(minimum=0))
+    def ask_audit(self, n: int, *, agreements: int = 0) -> np.ndarray:
+        """Draw audit items of a model selection; recorded before the ids are returned.
 
         :meth:`bayeval.sampling.ModelSelection.ask_audit`: uniformly among the disagreements
         neither labelled nor pending, after every chosen label (the session then asks no more
@@ -324,7 +315,9 @@ class Session:
         Parameters
         ----------
         n : int
-            Items wanted.
+            Disagreements wanted.
+        agreements : int, default 0
+            Agreements wanted (for :meth:`audited_accuracy`).
 
         Returns
         -------
@@ -332,13 +325,9 @@ class Session:
             Their pool ids, in the order drawn.
         """
         self.check_writable()
-        if self.meta["sampler"] != "model_selection":
-            raise ValueError(
-                f"ask_audit() needs a session of the model_selection sampler; this one's is "
-                f"{self.meta['sampler']!r}."
-            )
-        ids = self.sampler.ask_audit(n)
-        self._record_questions(ids, audit=True)
+        self._check_model_selection("ask_audit()")
+        ids = self.sampler.ask_audit(n, agreements=agreements)
+        self._record_questions(ids, audit=agreements)
         return ids
 
     def audited_differences(self, *, label_rule: str | None = None, **options: Any):
@@ -359,21 +348,47 @@ class Session:
         -------
         bayeval.comparison.Differences
         """
+        return self._audited("audited_differences", label_rule, options)
+
+    def audited_accuracy(self, *, label_rule: str | None = None, **options: Any):
+        """Return each system's own accuracy from the chosen labels and the audit.
+
+        :meth:`bayeval.sampling.ModelSelection.audited_accuracy` (an audit with agreements),
+        with labels resolved as in :meth:`audited_differences`.
+
+        Parameters
+        ----------
+        label_rule : {"latest", "majority"}, optional
+            How an item with several answers gets its label.
+        **options
+            ``prior``, ``draws`` of :func:`bayeval.comparison.audited_accuracy`.
+
+        Returns
+        -------
+        bayeval.comparison.Levels
+        """
+        return self._audited("audited_accuracy", label_rule, options)
+
+    def _audited(self, method: str, label_rule: str | None, options: dict):
+        """Call the sampler's ``method`` with labels resolved by ``label_rule``."""
         rule = self._rule(label_rule)
-        if self.meta["sampler"] != "model_selection":
-            raise ValueError(
-                f"audited_differences() needs a session of the model_selection sampler; this "
-                f"one's is {self.meta['sampler']!r}."
-            )
+        self._check_model_selection(f"{method}()")
         if rule == "dawid-skene":
             raise ValueError(
-                "`label_rule` must be 'latest' or 'majority' for audited_differences(); got "
+                f"`label_rule` must be 'latest' or 'majority' for {method}(); got "
                 "'dawid-skene' (the audit reads one label per item)."
             )
-        return self._relabelled(rule).audited_differences(**options)
+        return getattr(self._relabelled(rule), method)(**options)
 
-    def _record_questions(self, ids: np.ndarray, *, audit: bool) -> None:
-        """Record the items an ask (or the audit's) returned, as one event."""
+    def _check_model_selection(self, what: str) -> None:
+        if self.meta["sampler"] != "model_selection":
+            raise ValueError(
+                f"{what} needs a session of the model_selection sampler; this one's is "
+                f"{self.meta['sampler']!r}."
+            )
+
+    def _record_questions(self, ids: np.ndarray, *, audit: int | None = None) -> None:
+        """Record the items an ask returned as one event; ``audit``: the audit's agreements."""
         sampler = self.sampler
         positions = np.atleast_1d(sampler.pool.positions(ids))
         strata = getattr(sampler, "strata", None)
@@ -387,9 +402,9 @@ class Session:
                     "INSERT INTO questions VALUES (?, ?, ?, ?, ?, ?)",
                     [(seq, rank, p, sampler.stage, h, q) for rank, (p, h, q) in enumerate(rows)],
                 )
-                if audit:  # a bayeval that cannot replay audits refuses the file
+                if audit is not None:  # a bayeval that cannot replay audits refuses the file
                     self._db.execute(store.AUDIT_TABLE)
-                    self._db.execute("INSERT INTO audits VALUES (?)", (seq,))
+                    self._db.execute("INSERT INTO audits VALUES (?, ?)", (seq, audit))
                     self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.Error:
             self._broken = True  # the sampler moved on without the record: reopen
@@ -787,8 +802,12 @@ class Session:
                     "SELECT item FROM questions WHERE event = ? ORDER BY rank", (seq,)
                 ).fetchall()
                 recorded = np.array([r[0] for r in rows], dtype=np.int64)
-                asking = self.sampler.ask_audit if seq in audits else self.sampler.ask
-                again = np.atleast_1d(pool.positions(asking(len(recorded))))
+                if seq in audits:
+                    agreements = audits[seq]
+                    ids = self.sampler.ask_audit(recorded.size - agreements, agreements=agreements)
+                else:
+                    ids = self.sampler.ask(recorded.size)
+                again = np.atleast_1d(pool.positions(ids))
                 if not np.array_equal(again, recorded) or state != _rng_state(self.sampler):
                     raise ValueError(
                         f"{self.path}: replaying ask #{seq} gave other items or another random "

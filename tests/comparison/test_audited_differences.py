@@ -83,7 +83,7 @@ def test_every_item_labelled_gives_the_exact_differences():
     assert np.allclose(draws, exact[None, None], atol=1e-12)
 
 
-def _pool(kind, rng, n=600, K=8):
+def breaking_pool(kind, rng, n=600, K=8):
     """Systems of accuracy falling from about 0.95 to 0.7, wrong together on a hard third."""
     classes = 4 if kind == "classes" else 2
     truth = rng.integers(classes, size=n) if kind == "classes" else rng.random(n) < 0.4
@@ -103,7 +103,7 @@ def _pool(kind, rng, n=600, K=8):
     return np.where(wrong, (truth[:, None] + 1) % classes, truth[:, None]), truth, classes
 
 
-def _biased_then_audit(predictions, truth, rng, chosen_size, audit_size):
+def biased_then_audit(predictions, truth, rng, chosen_size, audit_size):
     """Choose where the two best systems disagree, the best one right first; then an audit."""
     right = predictions == truth[:, None]
     first, second = np.argsort(-right.mean(axis=0))[:2]
@@ -146,8 +146,8 @@ def test_the_audit_covers_every_difference_after_a_biased_choice(kind):
     rng = np.random.default_rng(7)
     covered, naive = [], []
     for seed in range(150):
-        predictions, truth, classes = _pool(kind, rng)
-        chosen, audit = _biased_then_audit(predictions, truth, rng, 60, 40)
+        predictions, truth, classes = breaking_pool(kind, rng)
+        chosen, audit = biased_then_audit(predictions, truth, rng, 60, 40)
         covered.append(_coverage(predictions, truth, classes, chosen, audit, seed))
         right = predictions == truth[:, None]
         first, second = np.argsort(-right.mean(axis=0))[:2]
@@ -174,7 +174,7 @@ def test_the_audit_covers_every_difference_among_real_models():
         models = rng.choice(predictions_all.shape[1], 30, replace=False)
         predictions = predictions_all[np.ix_(rows, models)].astype(int)
         truth = truth_all[rows].astype(int)
-        chosen, audit = _biased_then_audit(predictions, truth, rng, 60, 40)
+        chosen, audit = biased_then_audit(predictions, truth, rng, 60, 40)
         covered.append(_coverage(predictions, truth, 2, chosen, audit, seed))
     covered = np.array(covered)
     assert covered.mean() >= 0.95 - 3 * covered.std(ddof=1) / np.sqrt(covered.size)

@@ -58,6 +58,25 @@ def test_a_reopened_session_keeps_its_audit_and_continues_it_exactly(tmp_path):
     assert np.array_equal(ours, theirs)
 
 
+def test_an_audit_of_agreements_is_replayed_and_gives_each_systems_accuracy(tmp_path):
+    plain = be.sampling.ModelSelection(POOL, rng=6)
+    _chosen_then_audit(plain, ())
+    drawn = plain.ask_audit(10, agreements=15)
+    plain.tell(drawn, _label(drawn))
+    path = tmp_path / "s.db"
+    with Session.create(path, POOL, be.measures.Accuracy(), "model_selection", rng=6) as sess:
+        _chosen_then_audit(sess, ())
+        audit = sess.ask_audit(10, agreements=15)
+    assert audit.tolist() == drawn.tolist()
+    with Session.open(path) as sess:  # replayed with its agreements
+        assert sess.sampler.audit.tolist() == drawn.tolist()
+        assert sess.sampler.audit_agreements == 15
+        sess.tell(audit, _label(audit))
+        ours = sess.audited_accuracy().posterior["posterior"]["accuracy"].values
+    theirs = plain.audited_accuracy().posterior["posterior"]["accuracy"].values
+    assert np.array_equal(ours, theirs)
+
+
 def test_a_session_without_an_audit_keeps_the_first_schema(tmp_path):
     path = tmp_path / "s.db"
     with Session.create(path, POOL, be.measures.Accuracy(), "model_selection", rng=1) as sess:
