@@ -192,7 +192,7 @@ def selection_design(args, pool_of):
     labels. With ``--audit N``, it then draws ``N`` more labels uniformly among the
     disagreements it left (``ModelSelection.ask_audit``) and reads every difference from
     them too (``ModelSelection.audited_differences``); with ``--audit-agreements M`` also
-    ``M`` among the agreements, and each system's accuracy (``audited_accuracy``), on pools
+    ``M`` among the agreements, and each system's accuracy (``audited_levels``), on pools
     that keep their agreements when ``--keep-agreements`` is given.
     """
     import bayeval as be
@@ -242,7 +242,7 @@ def selection_design(args, pool_of):
             audited.append(covers(lower, upper.values, true)[others])
             audited_half.append(((upper.values - lower) / 2)[others].mean())
         if args.audit and args.audit_agreements:
-            lower, upper = sampler.audited_accuracy().interval(0.95).values.T
+            lower, upper = sampler.audited_levels().interval(0.95).values.T
             levels.append(covers(lower, upper, accuracy))
             leaders_level.append(levels[-1][leader])
             levels_half.append(((upper - lower) / 2).mean())

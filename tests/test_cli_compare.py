@@ -146,7 +146,7 @@ def test_compare_audits_after_the_selection_from_a_label_column(runs, tmp_path, 
         assert files == ["differences.png", "leader.png", "prob_best.png"]
         return
     assert files == ["accuracy.png", "differences.png", "leader.png", "prob_best.png"]
-    levels = sampler.audited_accuracy().interval(0.95)
+    levels = sampler.audited_levels().interval(0.95)
     for row in out["systems"]:
         expected = levels.sel(system=row["system"]).values.tolist()
         assert [row["accuracy_lower"], row["accuracy_upper"]] == pytest.approx(expected)
@@ -177,7 +177,7 @@ def test_compare_by_hand_keeps_the_audit_across_a_quit(runs):
     assert "done: the audit's 12 items are labelled." in again.stderr
     out = json.loads(again.stdout)
     assert out["audit_labels"] == 12
-    levels = replay.audited_accuracy().interval(0.95)
+    levels = replay.audited_levels().interval(0.95)
     for row in out["systems"]:
         expected = levels.sel(system=row["system"]).values.tolist()
         assert [row["accuracy_lower"], row["accuracy_upper"]] == pytest.approx(expected)

@@ -117,8 +117,9 @@ def test_model_selection_example_runs():
 
 def test_audit_example_runs():
     """The audit continues the model selection's example: its intervals as claimed and holding
-    the true differences. Seeded; another machine's path of choices (see above) would draw
-    another audit, so the claims hold within 0.05, about half an interval's width."""
+    the true differences and accuracies. Seeded; another machine's path of choices (see
+    above) would draw another audit, so the claims hold within 0.05, about half an interval's
+    width."""
     namespace = {"print": lambda *args: None}
     for block in (BLOCKS[6], BLOCKS[7]):
         exec(compile(block, str(README), "exec"), namespace)
@@ -126,15 +127,20 @@ def test_audit_example_runs():
     namespace["print"] = lambda *args: outputs.append(" ".join(str(a) for a in args))
     code = BLOCKS[8]
     exec(compile(code, str(README), "exec"), namespace)
-    (claim,) = _print_comments(code)
-    printed = np.reshape(_numbers(outputs[0]), (3, 2))
-    claimed = _numbers(claim)
-    np.testing.assert_allclose(printed.ravel(), claimed[:6], atol=0.05)
+    claims = _print_comments(code)
+    assert len(claims) == len(outputs) == 2
     truth, systems = namespace["truth"], namespace["systems"]
     accuracy = np.array([(systems[k] == truth).mean() for k in "abc"])
-    true = accuracy[0] - accuracy
-    np.testing.assert_allclose(true, [0, *claimed[6:8]], atol=5e-4)  # the truth as claimed
-    assert ((printed[:, 0] <= true + 1e-9) & (true <= printed[:, 1] + 1e-9)).all()
+    # the leader's differences, then each system's accuracy
+    for output, claim, true in zip(
+        outputs, claims, (accuracy[0] - accuracy, accuracy), strict=True
+    ):
+        printed = np.reshape(_numbers(output), (3, 2))
+        claimed = _numbers(claim)
+        np.testing.assert_allclose(printed.ravel(), claimed[:6], atol=0.05)
+        stated = claimed[6:] if len(claimed) == 9 else [0.0, *claimed[6:]]  # the leader's: "0"
+        np.testing.assert_allclose(true, stated, atol=5e-4)  # the truth as claimed
+        assert ((printed[:, 0] <= true + 1e-9) & (true <= printed[:, 1] + 1e-9)).all()
 
 
 def test_paired_example_runs():

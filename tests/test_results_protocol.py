@@ -129,7 +129,7 @@ def _comparison():
 
 CASES["comparison"] = _comparison
 CASES["comparison differences"] = lambda: _comparison().differences
-CASES["audited accuracy"] = lambda: be.comparison.audited_accuracy(
+CASES["audited levels"] = lambda: be.comparison.audited_levels(
     np.array([[1, 1], [0, 1], [1, 0], [0, 0], [1, 1], [0, 1]]),
     [0],
     [1],

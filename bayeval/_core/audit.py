@@ -13,19 +13,21 @@ shares of the three outcomes get a Dirichlet posterior from their counts (a symm
 population): post-stratification on the pair's own disagreements, nothing assumed about how the
 systems err.
 
-A system's own accuracy (its level) needs the items on which every system agrees too: they move
+A system's own measure (its level) needs the items on which every system agrees too: they move
 every system alike, so the differences never see them. With an audit of both strata (the
 disagreements left, and the agreements left), :func:`level_draws` reads each system's share of
 right predictions among the disagreements left from the audited disagreements, and the share of
 agreements on which the systems are all right from the audited agreements: a beta-binomial
-count per stratum.
+count per stratum, for accuracy. Any other measure needs the confusion counts:
+:func:`confusion_draws` splits each stratum's items left further by the class the system
+predicts (post-stratified), whose parts are fewer items each.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["difference_draws", "differing_counts", "level_draws", "pair_counts"]
+__all__ = ["confusion_draws", "difference_draws", "differing_counts", "level_draws", "pair_counts"]
 
 
 def pair_counts(right: np.ndarray) -> np.ndarray:
@@ -174,3 +176,90 @@ def level_draws(
     )
     share_a = rng.beta(prior + audit_a.sum(), prior + audit_a.size - audit_a.sum(), size=(draws, 1))
     return (known + rng.binomial(left_d, share_d) + rng.binomial(left_a, share_a)) / n_items
+
+
+def confusion_draws(
+    known: np.ndarray,
+    disagreements: tuple[np.ndarray, np.ndarray],
+    agreements: tuple[np.ndarray, np.ndarray],
+    *,
+    prior: float,
+    draws: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Return draws ``(draws, K, C, C)`` of each system's confusion counts on the whole pool.
+
+    Each stratum's items left are split by the class the system predicts (post-stratified): in
+    each part, the shares of the true classes get a Dirichlet posterior from the audited items
+    of the part, and the part's items left are a multinomial draw from them. The prior gives
+    ``prior`` to the class predicted and ``prior`` spread evenly over the others, so that
+    "right or wrong" has the symmetric Beta(``prior``, ``prior``) whatever the number of
+    classes (a symmetric Dirichlet over many classes would lean every sparse part toward
+    "wrong").
+
+    Parameters
+    ----------
+    known : ndarray of int, shape (K, C, C)
+        Each system's confusion counts on the labelled items (chosen and audited), ``[k, c,
+        j]``: true class ``c``, predicted ``j``.
+    disagreements : (ndarray of int, shape (K, C, C); ndarray of int, shape (K, C))
+        The audited items on which the systems do not all agree, counted by the class each
+        system predicts and the true class (``[k, j, c]``), and the items left unlabelled
+        there, by the class each system predicts (``[k, j]``).
+    agreements : (ndarray of int, shape (C, C); ndarray of int, shape (C,))
+        The same for the items on which every system predicts the same class, which are the
+        same items for every system: drawn once and shared.
+    prior : float
+        The prior's weight of the class predicted, and of all the others together.
+    draws : int
+        Posterior draws.
+    rng : numpy.random.Generator
+        The stream of the draws.
+
+    Returns
+    -------
+    ndarray
+        Each system's counts are its own posterior; only the agreements' are shared.
+
+    Examples
+    --------
+    Every item labelled: the counts are known.
+
+    >>> known = np.array([[[5, 1], [2, 2]], [[4, 2], [0, 4]]])
+    >>> none = (np.zeros((2, 2, 2), int), np.zeros((2, 2), int)), (np.zeros((2, 2), int),
+    ...                                                               np.zeros(2, int))
+    >>> draws = confusion_draws(known, *none, prior=0.5, draws=3, rng=np.random.default_rng(0))
+    >>> draws.shape, bool((draws == known).all())
+    ((3, 2, 2, 2), True)
+    """
+    audited_d, left_d = disagreements
+    audited_a, left_a = agreements
+    n_classes = audited_a.shape[-1]
+    weights = np.full((n_classes, n_classes), prior / (n_classes - 1))  # [predicted, true]
+    np.fill_diagonal(weights, prior)
+    own = _multinomial_left(audited_d + weights, left_d, draws, rng)  # (draws, K, j, c)
+    shared = _multinomial_left(audited_a + weights, left_a, draws, rng)  # (draws, j, c)
+    return known + np.swapaxes(own + shared[:, None], -1, -2)
+
+
+def _multinomial_left(
+    posterior: np.ndarray, left: np.ndarray, draws: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Return draws ``(draws, ..., C)`` of the true classes of each part's items left.
+
+    ``posterior`` ``(..., C)``: each part's Dirichlet parameters (prior plus audited items by
+    true class); ``left`` ``(...)``: the part's items left. The shares are Dirichlet (gammas
+    normalised), the counts a multinomial drawn as a chain of binomials.
+    """
+    gammas = rng.gamma(posterior, size=(draws, *posterior.shape))
+    remaining = np.broadcast_to(left, gammas.shape[:-1]).astype(np.int64)
+    mass = gammas.sum(axis=-1)
+    out = np.zeros(gammas.shape, dtype=np.int64)
+    for c in range(posterior.shape[-1] - 1):
+        with np.errstate(invalid="ignore", divide="ignore"):  # no mass left: nothing to draw
+            share = np.nan_to_num(np.clip(gammas[..., c] / mass, 0.0, 1.0))
+        out[..., c] = rng.binomial(remaining, share)
+        remaining = remaining - out[..., c]
+        mass = mass - gammas[..., c]
+    out[..., -1] = remaining
+    return out

@@ -54,7 +54,7 @@ HELP = "\n\n".join(
         "as such: the same command continues it. Each system's own measure needs the items "
         "on which all of them agree, which move every system alike and which the selection "
         "never labels: --audit-agreements M audits M of them too, and each system's accuracy "
-        "is reported with its interval (be.comparison.audited_accuracy). The report folder "
+        "is reported with its interval (be.comparison.audited_levels). The report folder "
         "gets leader.png (the differences from the leader), differences.png (P(row > column) "
         "and the mean difference), prob_best.png (P(best) against labels used) and, with "
         "--audit-agreements, accuracy.png (each system's accuracy).",
@@ -210,7 +210,7 @@ def _simulated_audit(sampler, truth, audit: int, agreements: int):
     wanted = min(audit, sampler.audit_left), min(agreements, sampler.agreements_left)
     ids = sampler.ask_audit(wanted[0], agreements=wanted[1])
     sampler.tell(ids, truth[sampler.pool.positions(ids)])
-    return sampler.audited_differences(), _levels(sampler.audited_accuracy, agreements)
+    return sampler.audited_differences(), _levels(sampler.audited_levels, agreements)
 
 
 def _levels(read, agreements: int):
@@ -277,7 +277,7 @@ def _label_by_hand(source, measure, options, seed, where, console):
             drawn = sess.sampler.audit
             if sess.sampler.is_labelled(sess.sampler.pool.positions(drawn)).any():
                 audited = sess.audited_differences()
-                levels = _levels(sess.audited_accuracy, audit[1])
+                levels = _levels(sess.audited_levels, audit[1])
         finally:
             sess.close()
     sampler = sess.sampler

@@ -6,8 +6,8 @@
   with its interval);
 - :func:`audited_differences`: labels chosen in any way (by model selection, say) and a random
   audit of the items left, every pairwise difference of accuracy with nothing assumed about how
-  the systems err (a :class:`Differences`); :func:`audited_accuracy`: each system's own
-  accuracy, from an audit of the agreements left too (:class:`Levels`);
+  the systems err (a :class:`Differences`); :func:`audited_levels`: each system's own
+  measure, from an audit of the agreements left too (:class:`Levels`);
 - :func:`paired_difference`: two systems right or wrong on the same items, the paired posterior
   of the difference of their accuracies (:class:`PairedDifference`);
 - :func:`stratified_difference`: two systems' predictions judged on one stratified sample
@@ -15,7 +15,7 @@
   design-based interval (:class:`StratifiedDifference`).
 """
 
-from bayeval.comparison.audited import audited_accuracy, audited_differences
+from bayeval.comparison.audited import audited_differences, audited_levels
 from bayeval.comparison.compare import MAX_SCORED_SYSTEMS, compare
 from bayeval.comparison.paired import PairedDifference, paired_difference
 from bayeval.comparison.result import Comparison, Differences, Levels
@@ -28,8 +28,8 @@ __all__ = [
     "Levels",
     "PairedDifference",
     "StratifiedDifference",
-    "audited_accuracy",
     "audited_differences",
+    "audited_levels",
     "compare",
     "paired_difference",
     "stratified_difference",

@@ -272,7 +272,7 @@ class Differences(Result):
 class Levels(Result):
     """Each system's own measure (its level), from draws of each system's own posterior.
 
-    Returned by :func:`~bayeval.comparison.audited_accuracy`; dims ``system``, one basis,
+    Returned by :func:`~bayeval.comparison.audited_levels`; dims ``system``, one basis,
     ``"posterior"``. The draws of different systems are not one joint posterior, so there is
     no P(best) and no difference here (for those, :func:`~bayeval.comparison.audited_differences`
     and the sampler's P(best)).

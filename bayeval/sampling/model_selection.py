@@ -329,7 +329,7 @@ class ModelSelection(Sampler):
         agreements : int, default 0
             Also this many items on which every system agrees (at most
             :attr:`agreements_left`): they move every system alike, so differences never need
-            them, but each system's own accuracy does (:meth:`audited_accuracy`).
+            them, but each system's own measure does (:meth:`audited_levels`).
 
         Returns
         -------
@@ -396,34 +396,37 @@ class ModelSelection(Sampler):
         )
 
     @validate(prior=Positive(), draws=Integer(minimum=1))
-    def audited_accuracy(self, *, prior: float = 0.5, draws: int = 1000):
-        """Return each system's own accuracy from the chosen labels and the audit.
+    def audited_levels(self, *, measure: Any = None, prior: float = 0.5, draws: int = 1000):
+        """Return each system's own measure from the chosen labels and the audit.
 
         The audit must hold agreements (``ask_audit(n, agreements=m)``) as well as
         disagreements, wherever items of each are left: see
-        :func:`bayeval.comparison.audited_accuracy`. Every item of :attr:`audit` labelled so
+        :func:`bayeval.comparison.audited_levels`. Every item of :attr:`audit` labelled so
         far is read.
 
         Parameters
         ----------
+        measure : str or bayeval.measures.Measure, optional
+            Default the sampler's.
         prior, draws
-            As :func:`bayeval.comparison.audited_accuracy`.
+            As :func:`bayeval.comparison.audited_levels`.
 
         Returns
         -------
         bayeval.comparison.Levels
         """
-        from bayeval.comparison import audited_accuracy
+        from bayeval.comparison import audited_levels
 
         chosen, audited = self._audit_split(None)
         # their own stream, so that reading the levels leaves the choices as they were
         rng = np.random.default_rng([self._posterior_key, 3])
-        return audited_accuracy(
+        return audited_levels(
             self.pool,
             chosen,
             self._label_array(chosen),
             audited,
             self._label_array(audited),
+            measure=self.measure if measure is None else measure,
             prior=prior,
             draws=draws,
             rng=rng,

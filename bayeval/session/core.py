@@ -317,7 +317,7 @@ class Session:
         n : int
             Disagreements wanted.
         agreements : int, default 0
-            Agreements wanted (for :meth:`audited_accuracy`).
+            Agreements wanted (for :meth:`audited_levels`).
 
         Returns
         -------
@@ -350,10 +350,10 @@ class Session:
         """
         return self._audited("audited_differences", label_rule, options)
 
-    def audited_accuracy(self, *, label_rule: str | None = None, **options: Any):
-        """Return each system's own accuracy from the chosen labels and the audit.
+    def audited_levels(self, *, label_rule: str | None = None, **options: Any):
+        """Return each system's own measure from the chosen labels and the audit.
 
-        :meth:`bayeval.sampling.ModelSelection.audited_accuracy` (an audit with agreements),
+        :meth:`bayeval.sampling.ModelSelection.audited_levels` (an audit with agreements),
         with labels resolved as in :meth:`audited_differences`.
 
         Parameters
@@ -361,13 +361,14 @@ class Session:
         label_rule : {"latest", "majority"}, optional
             How an item with several answers gets its label.
         **options
-            ``prior``, ``draws`` of :func:`bayeval.comparison.audited_accuracy`.
+            ``measure`` (default the session's), ``prior``, ``draws`` of
+            :func:`bayeval.comparison.audited_levels`.
 
         Returns
         -------
         bayeval.comparison.Levels
         """
-        return self._audited("audited_accuracy", label_rule, options)
+        return self._audited("audited_levels", label_rule, options)
 
     def _audited(self, method: str, label_rule: str | None, options: dict):
         """Call the sampler's ``method`` with labels resolved by ``label_rule``."""

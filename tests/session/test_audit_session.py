@@ -72,8 +72,8 @@ def test_an_audit_of_agreements_is_replayed_and_gives_each_systems_accuracy(tmp_
         assert sess.sampler.audit.tolist() == drawn.tolist()
         assert sess.sampler.audit_agreements == 15
         sess.tell(audit, _label(audit))
-        ours = sess.audited_accuracy().posterior["posterior"]["accuracy"].values
-    theirs = plain.audited_accuracy().posterior["posterior"]["accuracy"].values
+        ours = sess.audited_levels().posterior["posterior"]["accuracy"].values
+    theirs = plain.audited_levels().posterior["posterior"]["accuracy"].values
     assert np.array_equal(ours, theirs)
 
 
