@@ -142,18 +142,44 @@ def test_compare_audits_after_the_selection_from_a_label_column(runs, tmp_path, 
     files = sorted(p.split("/")[-1] for p in out["report"])
     assert all((tmp_path / p).stat().st_size > 0 for p in out["report"])
     if not agreements:
-        assert "accuracy" not in out["systems"][0]
+        assert "level" not in out["systems"][0]
         assert files == ["differences.png", "leader.png", "prob_best.png"]
         return
-    assert files == ["accuracy.png", "differences.png", "leader.png", "prob_best.png"]
+    assert files == ["differences.png", "leader.png", "levels.png", "prob_best.png"]
     levels = sampler.audited_levels().interval(0.95)
     for row in out["systems"]:
         expected = levels.sel(system=row["system"]).values.tolist()
-        assert [row["accuracy_lower"], row["accuracy_upper"]] == pytest.approx(expected)
+        assert [row["level_lower"], row["level_upper"]] == pytest.approx(expected)
         true = float((runs[row["system"]] == runs["label"]).mean())
-        assert row["true_accuracy"] == pytest.approx(true)
+        assert row["true_level"] == pytest.approx(true)
     shown = runner.invoke(app, args[:-1] + ["--audit-agreements", "25", "--no-report"])
     assert "each system's accuracy (55 audit labels)" in shown.output
+
+
+def test_compare_audits_f1_with_the_agreements(runs):
+    import bayeval as be
+
+    runs.drop(columns="text").to_csv("runs.csv", index=False)
+    args = ["compare", "--pool", "runs.csv", "--measure", "f1", "--budget", "200", "--json"]
+    result = runner.invoke(app, [*args, "--audit", "30", "--audit-agreements", "30", "--no-report"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["measure"] == "f1"
+    truth = runs["label"].to_numpy()
+    pool = be.Pool(runs[list("abcd")].to_numpy(float), systems=list("abcd"))
+    sampler = be.sampling.ModelSelection(pool, "f1", rng=0)
+    sampler.run(truth, 200)
+    ids = sampler.ask_audit(30, agreements=30)
+    sampler.tell(ids, truth[ids])
+    expected = _leader_rows(sampler.audited_differences(), out["best"])
+    levels = sampler.audited_levels().interval(0.95)
+    f1 = be.measures.FScore()
+    for row in out["systems"]:
+        assert [row["lower"], row["upper"]] == pytest.approx(expected[row["system"]])
+        interval = levels.sel(system=row["system"]).values.tolist()
+        assert [row["level_lower"], row["level_upper"]] == pytest.approx(interval)
+        true = np.ravel(f1.value(truth, predictions=runs[row["system"]].to_numpy()))[0]
+        assert row["true_level"] == pytest.approx(true)
 
 
 def test_compare_by_hand_keeps_the_audit_across_a_quit(runs):
@@ -168,7 +194,7 @@ def test_compare_by_hand_keeps_the_audit_across_a_quit(runs):
     assert first.exit_code == 0, first.output
     out = json.loads(first.stdout)
     assert out["audit_labels"] == 3
-    assert "accuracy" not in out["systems"][0]  # no agreement answered: no levels yet
+    assert "level" not in out["systems"][0]  # no agreement answered: no levels yet
     assert "Now the audit: 12 items drawn at random" in first.stderr
     assert "audit item 3 of 12" in first.stderr
     # continued without --audit: the session's audit goes on all the same
@@ -180,7 +206,7 @@ def test_compare_by_hand_keeps_the_audit_across_a_quit(runs):
     levels = replay.audited_levels().interval(0.95)
     for row in out["systems"]:
         expected = levels.sel(system=row["system"]).values.tolist()
-        assert [row["accuracy_lower"], row["accuracy_upper"]] == pytest.approx(expected)
+        assert [row["level_lower"], row["level_upper"]] == pytest.approx(expected)
     assert out["labels_used"] == replay.labels_used == len(keys)
     expected = _leader_rows(replay.audited_differences(), out["best"])
     for row in out["systems"]:
@@ -202,7 +228,7 @@ def test_compare_by_hand_keeps_the_audit_across_a_quit(runs):
         ([], "--pool", "column 'text' must hold finite numbers"),
         (["--choose", "best"], "--choose", "one of information, leaders, disagreement, uniform"),
         (["--prob", "1.5"], "--prob", "must be in the open interval (0, 1)"),
-        (["--audit", "20", "--measure", "f1"], "--audit", "with --measure accuracy, not f1"),
+        (["--audit", "20", "--measure", "f1"], "--audit", "give --audit-agreements M as well"),
         (["--audit", "-1"], "--audit", "greater than or equal to 0"),
         (["--audit-agreements", "5"], "--audit-agreements", "needs --audit N"),
     ],

@@ -20,14 +20,25 @@ right predictions among the disagreements left from the audited disagreements, a
 agreements on which the systems are all right from the audited agreements: a beta-binomial
 count per stratum, for accuracy. Any other measure needs the confusion counts:
 :func:`confusion_draws` splits each stratum's items left further by the class the system
-predicts (post-stratified), whose parts are fewer items each.
+predicts (post-stratified), whose parts are fewer items each; and a difference of any measure
+but accuracy, :func:`measure_difference_draws`, splits a pair's items left by the stratum and
+both systems' predictions.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-__all__ = ["confusion_draws", "difference_draws", "differing_counts", "level_draws", "pair_counts"]
+__all__ = [
+    "confusion_draws",
+    "difference_draws",
+    "differing_counts",
+    "level_draws",
+    "measure_difference_draws",
+    "pair_counts",
+]
 
 
 def pair_counts(right: np.ndarray) -> np.ndarray:
@@ -262,4 +273,89 @@ def _multinomial_left(
         remaining = remaining - out[..., c]
         mass = mass - gammas[..., c]
     out[..., -1] = remaining
+    return out
+
+
+def measure_difference_draws(
+    known: np.ndarray,
+    audited: tuple[np.ndarray, np.ndarray, np.ndarray],
+    left: tuple[np.ndarray, np.ndarray],
+    measure_of: Any,
+    *,
+    prior: float,
+    draws: int,
+    rng: np.random.Generator,
+    block: int = 256,
+) -> np.ndarray:
+    """Return draws ``(draws, K, K)`` of measure(k) - measure(l), two classes, any measure.
+
+    For each pair, the items left are split by the stratum (disagreement or agreement) and the
+    two systems' predictions: in each part the share of positives has a Beta posterior from
+    the part's audited items, and the part's positives left are a binomial draw. The
+    agreements' parts (both systems, and every other, predict alike) are drawn once for all
+    pairs. Each pair's confusion counts follow, hence the difference of any measure of them.
+
+    Parameters
+    ----------
+    known : ndarray of int, shape (K, 2, 2)
+        Each system's confusion counts on the labelled items, ``[k, true, predicted]``.
+    audited : (ndarray (u, K) of {0, 1}; ndarray (u,) of {0, 1}; ndarray (u,) of bool)
+        The audited items' predictions, labels, and whether every system agrees on them.
+    left : (ndarray (m, K) of {0, 1}; ndarray (m,) of bool)
+        The unlabelled items' predictions, and whether every system agrees on them.
+    measure_of : callable
+        From confusion counts ``(..., 2, 2)`` to the measure ``(...)``.
+    prior : float
+        Both parameters of each part's Beta prior.
+    draws : int
+        Posterior draws.
+    rng : numpy.random.Generator
+        The stream of the draws.
+    block : int, default 256
+        Pairs drawn at once (memory: ``draws x block x 4`` floats).
+
+    Returns
+    -------
+    ndarray
+        Antisymmetric in its last two axes; zero on the diagonal.
+    """
+    audit_pred, labels, audit_agree = audited
+    left_pred, left_agree = left
+    K = known.shape[0]
+    # the agreements' parts, by the class every system predicts: shared by every pair
+    agreed = np.zeros((draws, 2, 2), dtype=np.int64)  # [draw, true, predicted]
+    for j in (0, 1):
+        part = audit_agree & (audit_pred[:, 0] == j)
+        n_left = int(np.count_nonzero(left_agree & (left_pred[:, 0] == j)))
+        share = rng.beta(prior + labels[part].sum(), prior + (1 - labels[part]).sum(), size=draws)
+        agreed[:, 1, j] = rng.binomial(n_left, share)
+        agreed[:, 0, j] = n_left - agreed[:, 1, j]
+    first, second = np.triu_indices(K, k=1)
+    out = np.zeros((draws, K, K))
+    d_pred, d_labels = audit_pred[~audit_agree], labels[~audit_agree]
+    d_left = left_pred[~left_agree]
+    for start in range(0, first.size, block):
+        k, m = first[start : start + block], second[start : start + block]
+        # part of each item for each pair: 2 * prediction of k + prediction of l
+        audit_part = 2 * d_pred[:, k] + d_pred[:, m]
+        left_part = 2 * d_left[:, k] + d_left[:, m]
+        parts = np.arange(4)[:, None, None]
+        seen = (audit_part[None] == parts).sum(axis=1).T  # (pairs, 4)
+        positives = ((audit_part[None] == parts) & (d_labels[None, :, None] == 1)).sum(axis=1).T
+        n_left = (left_part[None] == parts).sum(axis=1).T
+        share = rng.beta(prior + positives, prior + seen - positives, size=(draws, *seen.shape))
+        pos = rng.binomial(n_left, share)  # (draws, pairs, 4)
+        neg = n_left - pos
+        counts = []
+        for system, ones in ((k, (2, 3)), (m, (1, 3))):
+            zeros = tuple(sorted(set(range(4)) - set(ones)))
+            c = np.broadcast_to(known[system] + agreed[:, None], (draws, k.size, 2, 2)).copy()
+            c[..., 1, 1] += pos[..., list(ones)].sum(axis=-1)
+            c[..., 0, 1] += neg[..., list(ones)].sum(axis=-1)
+            c[..., 1, 0] += pos[..., list(zeros)].sum(axis=-1)
+            c[..., 0, 0] += neg[..., list(zeros)].sum(axis=-1)
+            counts.append(c)
+        difference = measure_of(counts[0]) - measure_of(counts[1])
+        out[:, k, m] = difference
+        out[:, m, k] = -difference
     return out

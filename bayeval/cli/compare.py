@@ -6,7 +6,7 @@ Examples
 ``bayeval compare --pool runs.parquet --budget 300 --json`` (every column but id and label)
 ``bayeval compare --pool photos.csv --classes cat,dog,bird --measure macro_f1`` (class columns)
 ``bayeval compare --pool runs.csv --budget 100 --audit 40`` (every difference checked by an audit)
-``bayeval compare --pool runs.csv --audit 40 --audit-agreements 40`` (and each system's accuracy)
+``bayeval compare --pool runs.csv --audit 40 --audit-agreements 40`` (and each system's level)
 """
 
 from __future__ import annotations
@@ -47,17 +47,18 @@ HELP = "\n\n".join(
         "with classes; benchmarks/README.md). Those intervals hold for the leader's closest "
         "rivals, where the labels went, and are too narrow for the systems far behind it; "
         "--audit N then labels N more items, drawn at random among the disagreements left "
-        "once the selection stops, and the differences (of accuracy) come from them and the "
-        "chosen labels with nothing assumed about how the systems err "
+        "once the selection stops, and the differences come from them and the chosen labels "
+        "with nothing assumed about how the systems err (a measure other than accuracy needs "
+        "--audit-agreements too; with --classes, accuracy only) "
         "(be.comparison.audited_differences; 20 audit items covered the leader's differences "
         "in 0.97-0.99 of the runs on Model Selector's tasks). In a session the audit is kept "
         "as such: the same command continues it. Each system's own measure needs the items "
         "on which all of them agree, which move every system alike and which the selection "
-        "never labels: --audit-agreements M audits M of them too, and each system's accuracy "
+        "never labels: --audit-agreements M audits M of them too, and each system's measure "
         "is reported with its interval (be.comparison.audited_levels). The report folder "
         "gets leader.png (the differences from the leader), differences.png (P(row > column) "
         "and the mean difference), prob_best.png (P(best) against labels used) and, with "
-        "--audit-agreements, accuracy.png (each system's accuracy).",
+        "--audit-agreements, levels.png (each system's measure).",
     ]
 )
 
@@ -95,7 +96,7 @@ def compare(
         typer.Option(
             min=0,
             help="Then label this many items drawn at random among the disagreements left, and "
-            "read every difference of accuracy from them (0: no audit).",
+            "read every difference from them (0: no audit).",
         ),
     ] = 0,
     audit_agreements: Annotated[
@@ -146,9 +147,15 @@ def compare(
         raise bad(f"must be in the open interval (0, 1); got {prob}.", "--prob")
     if choose not in CHOICES:
         raise bad(f"must be one of {', '.join(CHOICES)}; got {choose!r}.", "--choose")
-    if audit and measure.value != "accuracy":
+    if audit and measure.value != "accuracy" and classes:
         raise bad(
-            f"reads differences of accuracy; use it with --measure accuracy, not {measure.value}.",
+            f"reads accuracy with --classes; use it with --measure accuracy, not {measure.value}.",
+            "--audit",
+        )
+    if audit and measure.value != "accuracy" and not audit_agreements:
+        raise bad(
+            f"with --measure {measure.value} every item moves the differences, those on which "
+            "all the systems agree too: give --audit-agreements M as well.",
             "--audit",
         )
     if audit_agreements and not audit:
@@ -214,7 +221,7 @@ def _simulated_audit(sampler, truth, audit: int, agreements: int):
 
 
 def _levels(read, agreements: int):
-    """Return ``read()``, each system's accuracy, or None.
+    """Return ``read()``, each system's measure, or None.
 
     None without agreements asked for, or while the audit cannot give them (no agreement of
     those left is labelled yet).
@@ -304,8 +311,8 @@ def _write_report(folder: Path, results, best, history, target, prob) -> list[Pa
     if history.sizes.get("labels", 0):
         files.append(folder / "prob_best.png")
         save_png([plot_prob_best(history, target=target)], files[-1])
-    if levels is not None:  # each system's accuracy: a forest
-        files.append(folder / "accuracy.png")
+    if levels is not None:  # each system's measure: a forest
+        files.append(folder / "levels.png")
         save_png([levels.plot(prob)], files[-1])
     return files
 
@@ -328,12 +335,12 @@ def _result(sampler, results, truth, prob, files) -> dict[str, Any]:
             "expected_regret": number(sampler.expected_regret[k]),
         }
         if levels is not None:
-            row.update(accuracy=number(level[k]), accuracy_lower=number(level_lower[k]),
-                       accuracy_upper=number(level_upper[k]))  # fmt: skip
+            row.update(level=number(level[k]), level_lower=number(level_lower[k]),
+                       level_upper=number(level_upper[k]))  # fmt: skip
         if truth is not None:
             row["true_difference"] = truth[name] - truth[sampler.best]
             if levels is not None:
-                row["true_accuracy"] = truth[name]
+                row["true_level"] = truth[name]
         rows.append(row)
     audited = sampler.audit[sampler.is_labelled(sampler.pool.positions(sampler.audit))]
     return {
@@ -366,15 +373,16 @@ def _print(result: dict, console) -> None:
                  _fmt(r["prob_best"]), _fmt(r["expected_regret"])]  # fmt: skip
         table.add_row(*cells, *([_fmt(r["true_difference"])] if truth else []))
     console.print(table)
-    if "accuracy" in rows[0]:  # each system's own, from an audit of the agreements too
-        table = Table(title=f"each system's accuracy ({result['audit_labels']:,} audit labels)")
-        truth = "true_accuracy" in rows[0]
-        for column in ["system", "accuracy", prob] + ["true"] * truth:
+    if "level" in rows[0]:  # each system's own, from an audit of the agreements too
+        audited = result["audit_labels"]
+        table = Table(title=f"each system's {result['measure']} ({audited:,} audit labels)")
+        truth = "true_level" in rows[0]
+        for column in ["system", result["measure"], prob] + ["true"] * truth:
             table.add_column(column)
         for r in rows:
-            interval = f"[{_fmt(r['accuracy_lower'])}, {_fmt(r['accuracy_upper'])}]"
-            table.add_row(r["system"], _fmt(r["accuracy"]), interval,
-                          *([_fmt(r["true_accuracy"])] if truth else []))  # fmt: skip
+            interval = f"[{_fmt(r['level_lower'])}, {_fmt(r['level_upper'])}]"
+            table.add_row(r["system"], _fmt(r["level"]), interval,
+                          *([_fmt(r["true_level"])] if truth else []))  # fmt: skip
         console.print(table)
     reason = result["stop_reason"] or "the stopping rule does not hold yet"
     console.print(f"best: {result['best']} ({reason})")

@@ -22,6 +22,7 @@ def audited_differences(
     audit: Any,
     audit_labels: Any,
     *,
+    measure: Any = "accuracy",
     prior: float = 0.5,
     draws: int = 1000,
     rng: Any = None,
@@ -54,9 +55,16 @@ def audited_differences(
         not in ``chosen`` (or from those of them on which the systems do not all agree).
     audit_labels : array_like
         Their labels.
+    measure : str or bayeval.measures.Measure, default "accuracy"
+        Accuracy, or (two classes) any measure of a system's predictions with one output
+        (``"f1"``, ``"precision"``, ...). Accuracy moves only where a pair differs; any other
+        measure moves with every item, so ``audit`` must then reach the items on which all the
+        systems agree too (``ModelSelection.ask_audit``'s ``agreements``), and each pair's
+        items left are split by stratum and by the two systems' predictions, the share of
+        positives in each part from its audited items.
     prior : float, default 0.5
         The symmetric Dirichlet prior of the outcomes' shares on a pair's disagreements
-        (Jeffreys').
+        (Jeffreys'); for another measure, of each part's share of positives.
     draws : int, default 1000
         Posterior draws (memory: ``draws x K x K`` floats).
     rng : int, numpy.random.Generator or None
@@ -91,6 +99,12 @@ def audited_differences(
     differences covered). The chosen labels, which are many on those items, are not used: they
     were not drawn at random.
 
+    Differences of another measure split each pair's items into more parts, each read from
+    fewer audited items: after the same biased choice (with 40 audited agreements besides)
+    F1, precision and recall covered 0.939-0.940 on the shared-errors pool, short of 0.95 where
+    the closest pair's few disagreements left hold almost none on which the best is right
+    (0.86 for that pair), and 0.975-0.994 with 3% positives.
+
     Examples
     --------
     Three systems of accuracy about 0.90, 0.85 and 0.60; 60 labels chosen where the first
@@ -114,15 +128,28 @@ def audited_differences(
     >>> (right[:, 0].sum() - right.sum(axis=0)).tolist()  # the truth, in items of the 2,000
     [0, 123, 584]
     """
+    from bayeval.models._systems import check_measure
+
     rng = check_rng(rng)
     predictions, names, n_classes, (chosen, chosen_labels), (audit, audit_labels) = _checked(
         systems, chosen, chosen_labels, audit, audit_labels
     )
+    measure = check_measure(measure, n_classes, "measure")
     n_items = predictions.shape[0]
     labelled = np.r_[chosen, audit]
-    right = predictions[labelled] == np.r_[chosen_labels, audit_labels][:, None]
     left = np.ones(n_items, dtype=bool)
     left[labelled] = False
+    if measure.name != "accuracy":
+        if n_classes > 2:
+            raise ValueError(
+                f"`measure` must be 'accuracy' with {n_classes} classes; got {measure.name!r}."
+            )
+        values = _measure_differences(
+            predictions, (labelled, np.r_[chosen_labels, audit_labels]), (audit, audit_labels),
+            left, measure, prior=prior, draws=draws, rng=rng,
+        )  # fmt: skip
+        return Differences(measure=measure.name, draws=_as_draws(values[None], names))
+    right = predictions[labelled] == np.r_[chosen_labels, audit_labels][:, None]
     audit_right = predictions[audit] == audit_labels[:, None]
     values = kernel.difference_draws(
         right.sum(axis=0),
@@ -241,17 +268,7 @@ def audited_levels(
     left = np.ones(n_items, dtype=bool)
     left[labelled] = False
     in_d = disagree[audit]
-    strata = (
-        (left & disagree, in_d, "disagreements (items on which the systems do not all agree)"),
-        (left & ~disagree, ~in_d, "agreements (items on which they all agree)"),
-    )
-    for members, audited, what in strata:
-        if members.any() and not audited.any():
-            raise ValueError(
-                f"`audit` must reach every stratum with items left: {int(members.sum())} {what} "
-                "are left unlabelled and none of them is audited (ModelSelection.ask_audit's "
-                "`agreements` draws agreements)."
-            )
+    _check_strata(~disagree, left, ~in_d)
     if measure.name == "accuracy":  # right or wrong: one part per stratum
         right = predictions[audit] == audit_labels[:, None]
         known = np.einsum("kcc->k", known)
@@ -276,6 +293,49 @@ def audited_levels(
     with np.errstate(invalid="ignore", divide="ignore"):  # an undefined measure is NaN
         values = measure_from_counts(measure, counts)
     return Levels(measure=measure.name, draws=_as_draws(values[None], names, ("system",)))
+
+
+def _measure_differences(predictions, labelled, audited, left, measure, *, prior, draws, rng):
+    """Draws ``(draws, K, K)`` of the differences of a two-class measure other than accuracy."""
+    from bayeval.models._systems import measure_from_counts
+
+    audit, audit_labels = audited
+    agree = predictions.min(axis=1) == predictions.max(axis=1)
+    _check_strata(agree, left, agree[audit])
+    known = _confusion(predictions[labelled[0]], labelled[1], 2)
+
+    def measure_of(counts):
+        with np.errstate(invalid="ignore", divide="ignore"):  # an undefined measure is NaN
+            return measure_from_counts(measure, counts)
+
+    return kernel.measure_difference_draws(
+        known,
+        (predictions[audit], audit_labels, agree[audit]),
+        (predictions[left], agree[left]),
+        measure_of,
+        prior=prior,
+        draws=draws,
+        rng=rng,
+    )
+
+
+def _check_strata(agree: np.ndarray, left: np.ndarray, audited_agree: np.ndarray) -> None:
+    """Raise unless the audit reaches each stratum (disagreements, agreements) with items left."""
+    strata = (
+        (
+            left & ~agree,
+            ~audited_agree,
+            "disagreements (items on which the systems do not all agree)",
+        ),
+        (left & agree, audited_agree, "agreements (items on which they all agree)"),
+    )
+    for members, audited, what in strata:
+        if members.any() and not audited.any():
+            raise ValueError(
+                f"`audit` must reach every stratum with items left: {int(members.sum())} {what} "
+                "are left unlabelled and none of them is audited (ModelSelection.ask_audit's "
+                "`agreements` draws agreements)."
+            )
 
 
 def _confusion(predictions: np.ndarray, labels: np.ndarray, n_classes: int) -> np.ndarray:

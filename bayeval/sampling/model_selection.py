@@ -360,11 +360,10 @@ class ModelSelection(Sampler):
         return self._ids(positions)
 
     @validate(prior=Positive(), draws=Integer(minimum=1))
-    def audited_differences(self, audit: Any = None, *, prior: float = 0.5, draws: int = 1000):
-        """Return every pairwise difference of accuracy from the chosen labels and an audit.
-
-        Accuracy whatever the sampler's measure: the audit's post-stratification works on
-        each pair's right and wrong predictions.
+    def audited_differences(
+        self, audit: Any = None, *, measure: Any = None, prior: float = 0.5, draws: int = 1000
+    ):
+        """Return every pairwise difference of a measure from the chosen labels and an audit.
 
         Parameters
         ----------
@@ -374,6 +373,9 @@ class ModelSelection(Sampler):
             yet told is left out: what is read is the audit's labelled part, which is a
             random sample as long as whether an item was labelled does not depend on its
             label).
+        measure : str or bayeval.measures.Measure, optional
+            Default the sampler's. Accuracy needs only disagreements in the audit; any other
+            measure (two classes) needs agreements too (``ask_audit(n, agreements=m)``).
         prior, draws
             As :func:`bayeval.comparison.audited_differences`.
 
@@ -393,6 +395,7 @@ class ModelSelection(Sampler):
             self._label_array(chosen),
             audited,
             self._label_array(audited),
+            measure=self.measure if measure is None else measure,
             prior=prior,
             draws=draws,
             rng=rng,

@@ -249,3 +249,89 @@ def test_bad_input_gets_a_clear_error(change, message):
     arguments.update(change)
     with pytest.raises(ValueError, match=message):
         audited_differences(**arguments)
+
+
+def test_a_pairs_parts_left_are_beta_binomial_for_another_measure():
+    """Two systems; audited disagreements: both predict 1 on 6 (5 positive), only the first on
+    4 (1 positive); left: 20 and 30 items of those two parts. Every draw's true positives of
+    the first system among the items left are BetaBinomial(20, 5.5, 1.5) +
+    BetaBinomial(30, 1.5, 3.5) (no agreement left); 100,000 draws put the mean within 4
+    standard errors. Precision differences follow from the same draws."""
+    audit_pred = np.array([[1, 1]] * 6 + [[1, 0]] * 4)
+    labels = np.array([1] * 5 + [0] + [1] + [0] * 3)
+    left_pred = np.array([[1, 1]] * 20 + [[1, 0]] * 30)
+    known = np.zeros((2, 2, 2), dtype=int)
+    captured = []
+
+    def true_positives(counts):
+        captured.append(counts[..., 1, 1])
+        return counts[..., 1, 1].astype(float)
+
+    draws = kernel.measure_difference_draws(
+        known, (audit_pred, labels, np.zeros(10, bool)), (left_pred, np.zeros(50, bool)),
+        true_positives, prior=0.5, draws=100_000, rng=np.random.default_rng(4),
+    )  # fmt: skip
+    first = captured[0][:, 0]
+    reference = [stats.betabinom(20, 5.5, 1.5), stats.betabinom(30, 1.5, 3.5)]
+    mean, var = sum(r.mean() for r in reference), sum(r.var() for r in reference)
+    assert abs(first.mean() - mean) < 4 * np.sqrt(var / first.size)
+    # the second predicts 1 only on the first part: the difference is the second part's positives
+    second_part = draws[:, 0, 1]
+    assert abs(second_part.mean() - reference[1].mean()) < 4 * reference[1].std() / np.sqrt(1e5)
+    assert np.allclose(draws[:, 1, 0], -draws[:, 0, 1])
+
+
+def test_every_item_labelled_gives_the_exact_f1_differences():
+    pool, truth = shared_error_pool(0, n=200)
+    result = audited_differences(
+        pool, np.arange(120), truth[:120], np.arange(120, 200), truth[120:], measure="f1", rng=0
+    )
+    f1 = be.measures.FScore()
+    exact = np.array([np.ravel(f1.value(truth, predictions=p))[0] for p in pool.predictions.T])
+    draws = result.posterior["posterior"]["difference"].values
+    assert np.allclose(draws, (exact[:, None] - exact[None, :])[None, None], atol=1e-12)
+    assert result.measure == "f1"
+
+
+@pytest.mark.parametrize(("kind", "measure"), [("shared errors", "f1"), ("imbalanced", "recall")])
+def test_the_audit_covers_differences_of_another_measure(kind, measure):
+    """As the accuracy test, with 40 audited agreements besides the 40 disagreements (every
+    item moves a difference of F1). Recorded 2026-11-29 (150 pools, standard errors about
+    0.006): F1 0.939, precision 0.940, recall 0.939 on shared errors, where the closest pair,
+    whose few disagreements left hold a share near 0 of the best right after the biased choice,
+    was covered in 0.86; F1 0.994, precision 0.991, recall 0.975 with 3% positives."""
+    from tests.comparison.test_audited_levels import _stratified_audit, _true_measure
+
+    rng = np.random.default_rng(7)
+    covered = []
+    for seed in range(150):
+        predictions, truth, _ = breaking_pool(kind, rng)
+        right = predictions == truth[:, None]
+        first, second = np.argsort(-right.mean(axis=0))[:2]
+        split = np.flatnonzero(predictions[:, first] != predictions[:, second])
+        chosen = split[np.argsort(~right[split, first], kind="stable")][:60]
+        audit = _stratified_audit(predictions, chosen, rng, 40, 40)
+        pool = be.Pool(predictions.astype(float))
+        result = audited_differences(
+            pool, chosen, truth[chosen], audit, truth[audit], measure=measure, rng=seed
+        )
+        interval = result.interval(0.95).values
+        value = _true_measure(measure, predictions, truth)
+        true = value[:, None] - value[None, :]
+        off = ~np.eye(true.shape[0], dtype=bool)
+        inside = (interval[..., 0] - 1e-9 <= true) & (true <= interval[..., 1] + 1e-9)
+        covered.append(inside[off].mean())
+    covered = np.array(covered)
+    assert covered.mean() >= 0.95 - 3 * covered.std(ddof=1) / np.sqrt(covered.size)
+
+
+def test_other_measures_need_the_agreements_and_two_classes():
+    pool, truth = shared_error_pool(2, n=300)
+    agree = pool.predictions.min(axis=1) == pool.predictions.max(axis=1)
+    audit = np.flatnonzero(~agree)[:20]
+    with pytest.raises(ValueError, match=r"agreements \(items on which they all agree\) are left"):
+        audited_differences(pool, [], [], audit, truth[audit], measure="f1")
+    predictions = np.array([[0, 1], [1, 1], [2, 0], [2, 2]])
+    classes = be.Pool(np.ones(predictions.shape), predictions, classes=["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"`measure` must be 'accuracy' with 3 classes"):
+        audited_differences(classes, [0], [0], [1, 2, 3], [1, 2, 2], measure="macro_f1")
