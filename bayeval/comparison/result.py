@@ -151,18 +151,10 @@ class Comparison(Result):
     @property
     def prob_better(self):
         """P(system > other), dims ``system`` and ``other``; a tie counts one half."""
-        import xarray as xr
-
         draws = self._defined_draws()
         a, b = draws[:, :, None], draws[:, None, :]
         probs = (a > b).mean(axis=0) + 0.5 * (a == b).mean(axis=0)
-        np.fill_diagonal(probs, np.nan)
-        return xr.DataArray(
-            probs,
-            dims=("system", "other"),
-            coords={"system": self.systems, "other": self.systems},
-            name="prob_better",
-        )
+        return _prob_better_array(probs, self.systems)
 
     @property
     def differences(self) -> Differences:
@@ -250,20 +242,11 @@ class Differences(Result):
 
         Draws in which a pair's difference is undefined are left out of that pair's share.
         """
-        import xarray as xr
-
         draws = self._difference.values.reshape(-1, len(self.systems), len(self.systems))
         defined = (~np.isnan(draws)).sum(axis=0)
         with np.errstate(invalid="ignore"):  # NaN where no draw is defined, and the diagonal
             probs = ((draws > 0).sum(axis=0) + 0.5 * (draws == 0).sum(axis=0)) / defined
-        probs = np.where(defined > 0, probs, np.nan)
-        np.fill_diagonal(probs, np.nan)
-        return xr.DataArray(
-            probs,
-            dims=("system", "other"),
-            coords={"system": self.systems, "other": self.systems},
-            name="prob_better",
-        )
+        return _prob_better_array(np.where(defined > 0, probs, np.nan), self.systems)
 
     def __repr__(self) -> str:
         return f"Differences({self.measure} of {len(self.systems)} systems)"
@@ -315,6 +298,16 @@ class Levels(Result):
 
     def __repr__(self) -> str:
         return f"Levels({self.measure} of {len(self.systems)} systems)"
+
+
+def _prob_better_array(probs: np.ndarray, systems: list[str]):
+    """Return P(system > other) ``(K, K)`` as a labelled DataArray, NaN on the diagonal."""
+    import xarray as xr
+
+    probs = np.array(probs, dtype=float)
+    np.fill_diagonal(probs, np.nan)
+    coords = {"system": systems, "other": systems}
+    return xr.DataArray(probs, dims=("system", "other"), coords=coords, name="prob_better")
 
 
 def _median(draws: np.ndarray) -> np.ndarray:

@@ -386,20 +386,7 @@ class ModelSelection(Sampler):
         """
         from bayeval.comparison import audited_differences
 
-        chosen, audited = self._audit_split(audit)
-        # their own stream, so that reading the differences leaves the choices as they were
-        rng = np.random.default_rng([self._posterior_key, 2])
-        return audited_differences(
-            self.pool,
-            chosen,
-            self._label_array(chosen),
-            audited,
-            self._label_array(audited),
-            measure=self.measure if measure is None else measure,
-            prior=prior,
-            draws=draws,
-            rng=rng,
-        )
+        return self._read_audit(audited_differences, audit, 2, measure, prior=prior, draws=draws)
 
     @validate(prior=Positive(), draws=Integer(minimum=1))
     def audited_levels(self, *, measure: Any = None, prior: float = 0.5, draws: int = 1000):
@@ -423,19 +410,24 @@ class ModelSelection(Sampler):
         """
         from bayeval.comparison import audited_levels
 
-        chosen, audited = self._audit_split(None)
-        # their own stream, so that reading the levels leaves the choices as they were
-        rng = np.random.default_rng([self._posterior_key, 3])
-        return audited_levels(
+        return self._read_audit(audited_levels, None, 3, measure, prior=prior, draws=draws)
+
+    def _read_audit(self, read: Any, audit: Any, stream: int, measure: Any, **options: Any):
+        """Call ``read`` (an audited reading) on the chosen labels and the audit's.
+
+        ``stream``: the posterior key's substream of its draws, so that reading leaves the
+        choices as they were.
+        """
+        chosen, audited = self._audit_split(audit)
+        return read(
             self.pool,
             chosen,
             self._label_array(chosen),
             audited,
             self._label_array(audited),
             measure=self.measure if measure is None else measure,
-            prior=prior,
-            draws=draws,
-            rng=rng,
+            rng=np.random.default_rng([self._posterior_key, stream]),
+            **options,
         )
 
     def _audit_split(self, audit: Any) -> tuple[np.ndarray, np.ndarray]:

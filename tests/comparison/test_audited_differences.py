@@ -103,13 +103,17 @@ def breaking_pool(kind, rng, n=600, K=8):
     return np.where(wrong, (truth[:, None] + 1) % classes, truth[:, None]), truth, classes
 
 
-def biased_then_audit(predictions, truth, rng, chosen_size, audit_size):
-    """Choose where the two best systems disagree, the best one right first; then an audit."""
+def biased_choice(predictions, truth, size=60):
+    """Return ``size`` items where the two best systems disagree, the best one right first."""
     right = predictions == truth[:, None]
     first, second = np.argsort(-right.mean(axis=0))[:2]
     split = np.flatnonzero(predictions[:, first] != predictions[:, second])
-    split = split[np.argsort(~right[split, first], kind="stable")]  # the best right first
-    chosen = split[:chosen_size]
+    return split[np.argsort(~right[split, first], kind="stable")][:size]
+
+
+def biased_then_audit(predictions, truth, rng, chosen_size, audit_size):
+    """Choose where the two best systems disagree, the best one right first; then an audit."""
+    chosen = biased_choice(predictions, truth, chosen_size)
     rest = np.setdiff1d(np.arange(truth.size), chosen)
     audit = rng.choice(rest, audit_size, replace=False)
     return chosen, audit
@@ -306,10 +310,7 @@ def test_the_audit_covers_differences_of_another_measure(kind, measure):
     covered = []
     for seed in range(150):
         predictions, truth, _ = breaking_pool(kind, rng)
-        right = predictions == truth[:, None]
-        first, second = np.argsort(-right.mean(axis=0))[:2]
-        split = np.flatnonzero(predictions[:, first] != predictions[:, second])
-        chosen = split[np.argsort(~right[split, first], kind="stable")][:60]
+        chosen = biased_choice(predictions, truth)
         audit = _stratified_audit(predictions, chosen, rng, 40, 40)
         pool = be.Pool(predictions.astype(float))
         result = audited_differences(

@@ -14,7 +14,7 @@ from scipy import stats
 import bayeval as be
 from bayeval._core import audit as kernel
 from bayeval.comparison import audited_levels
-from tests.comparison.test_audited_differences import breaking_pool
+from tests.comparison.test_audited_differences import biased_choice, breaking_pool
 from tests.comparison.test_model_selection import shared_error_pool
 
 
@@ -104,9 +104,8 @@ def test_the_audit_covers_each_level_after_a_biased_choice(kind, measure):
     for seed in range(300):
         predictions, truth, classes = breaking_pool(kind, rng)
         right = predictions == truth[:, None]
-        first, second = np.argsort(-right.mean(axis=0))[:2]
-        split = np.flatnonzero(predictions[:, first] != predictions[:, second])
-        chosen = split[np.argsort(~right[split, first], kind="stable")][:60]
+        first = np.argsort(-right.mean(axis=0))[0]
+        chosen = biased_choice(predictions, truth)
         audit = _stratified_audit(predictions, chosen, rng, 40, 40)
         if classes > 2:
             pool = be.Pool(np.ones(predictions.shape), predictions, classes=list("abcd"))
