@@ -182,6 +182,38 @@ def test_compare_audits_f1_with_the_agreements(runs):
         assert row["true_level"] == pytest.approx(true)
 
 
+def test_compare_by_hand_reads_f1_differences_once_an_agreement_is_answered(runs):
+    """F1 moves with every item: before any audited agreement is answered the report keeps the
+    sampler's differences (and says whose), then the audit's."""
+    import bayeval as be
+
+    runs.drop(columns="label").to_csv("unlabelled.csv", index=False)
+    truth = runs["label"].to_numpy()
+    pool = be.Pool(runs[list("abcd")].to_numpy(float), systems=list("abcd"))
+    replay = be.sampling.ModelSelection(pool, "f1", rng=0)
+    keys = []
+    while not replay.done:
+        ids = replay.ask(1)
+        replay.tell(ids, truth[ids])
+        keys.append("y" if truth[ids[0]] else "n")
+    ids = replay.ask_audit(3, agreements=2)
+    replay.tell(ids, truth[ids])
+    keys += ["y" if t else "n" for t in truth[ids]]
+    args = ["compare", "--pool", "unlabelled.csv", "--systems", "a,b,c,d", "--measure", "f1"]
+    args += ["--no-report", "--json"]
+    audit = ["--audit", "3", "--audit-agreements", "2"]
+    first = runner.invoke(app, [*args, *audit], input="\n".join([*keys[:-2], "q"]) + "\n")
+    assert first.exit_code == 0, first.output
+    assert not json.loads(first.stdout)["model"].startswith("audit")
+    again = runner.invoke(app, args, input="\n".join(keys[-2:]) + "\n")
+    assert again.exit_code == 0, again.output
+    out = json.loads(again.stdout)
+    assert out["model"].startswith("audit") and out["measure"] == "f1"
+    expected = _leader_rows(replay.audited_differences(), out["best"])
+    for row in out["systems"]:
+        assert [row["lower"], row["upper"]] == pytest.approx(expected[row["system"]])
+
+
 def test_compare_by_hand_keeps_the_audit_across_a_quit(runs):
     """Quit halfway through the audit; the same command finishes it and reads the differences
     and, once an agreement is answered, each system's accuracy."""

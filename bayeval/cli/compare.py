@@ -217,14 +217,15 @@ def _simulated_audit(sampler, truth, audit: int, agreements: int):
     wanted = min(audit, sampler.audit_left), min(agreements, sampler.agreements_left)
     ids = sampler.ask_audit(wanted[0], agreements=wanted[1])
     sampler.tell(ids, truth[sampler.pool.positions(ids)])
-    return sampler.audited_differences(), _levels(sampler.audited_levels, agreements)
+    return _audited(sampler.audited_differences), _audited(sampler.audited_levels, agreements)
 
 
-def _levels(read, agreements: int):
-    """Return ``read()``, each system's measure, or None.
+def _audited(read, agreements: int = 1):
+    """Return ``read()`` (an audited reading), or None.
 
-    None without agreements asked for, or while the audit cannot give them (no agreement of
-    those left is labelled yet).
+    None without agreements asked for, or while the audit cannot give it: levels, and
+    differences of a measure other than accuracy, need an answered agreement wherever
+    agreements are left (the reading's ValueError says so).
     """
     if not agreements:
         return None
@@ -283,8 +284,8 @@ def _label_by_hand(source, measure, options, seed, where, console):
         try:
             drawn = sess.sampler.audit
             if sess.sampler.is_labelled(sess.sampler.pool.positions(drawn)).any():
-                audited = sess.audited_differences()
-                levels = _levels(sess.audited_levels, audit[1])
+                audited = _audited(sess.audited_differences)
+                levels = _audited(sess.audited_levels, audit[1])
         finally:
             sess.close()
     sampler = sess.sampler
