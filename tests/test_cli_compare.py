@@ -205,6 +205,8 @@ def test_compare_by_hand_reads_f1_differences_once_an_agreement_is_answered(runs
     first = runner.invoke(app, [*args, *audit], input="\n".join([*keys[:-2], "q"]) + "\n")
     assert first.exit_code == 0, first.output
     assert not json.loads(first.stdout)["model"].startswith("audit")
+    status = runner.invoke(app, ["status", "compare_session.db", "--json"])  # the model's yet
+    assert status.exit_code == 0, status.output
     again = runner.invoke(app, args, input="\n".join(keys[-2:]) + "\n")
     assert again.exit_code == 0, again.output
     out = json.loads(again.stdout)

@@ -439,7 +439,10 @@ def estimate_rows(session, prob: float) -> list[dict] | None:
         from bayeval.plots import differences_from
 
         if sampler.is_labelled(sampler.pool.positions(sampler.audit)).any():
-            est = session.audited_differences()  # the audit's, where there is one
+            try:  # the audit's, where it can be read (F1 needs an answered agreement)
+                est = session.audited_differences()
+            except ValueError:
+                pass
         difference, lower, upper = differences_from(est, sampler.best, prob)
         return [
             {
