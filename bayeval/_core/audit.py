@@ -18,7 +18,7 @@ every system alike, so the differences never see them. With an audit of both str
 disagreements left, and the agreements left), :func:`level_draws` reads each system's share of
 right predictions among the disagreements left from the audited disagreements, and the share of
 agreements on which the systems are all right from the audited agreements: a beta-binomial
-count per stratum, for accuracy. Any other measure needs the confusion counts:
+count per stratum, for accuracy. Any other measure (two classes) needs the confusion counts:
 :func:`confusion_draws` splits each stratum's items left further by the class the system
 predicts (post-stratified), whose parts are fewer items each; and a difference of any measure
 but accuracy, :func:`measure_difference_draws`, splits a pair's items left by the stratum and
@@ -198,30 +198,26 @@ def confusion_draws(
     draws: int,
     rng: np.random.Generator,
 ) -> np.ndarray:
-    """Return draws ``(draws, K, C, C)`` of each system's confusion counts on the whole pool.
+    """Return draws ``(draws, K, 2, 2)`` of each system's confusion counts on the whole pool.
 
-    Each stratum's items left are split by the class the system predicts (post-stratified): in
-    each part, the shares of the true classes get a Dirichlet posterior from the audited items
-    of the part, and the part's items left are a multinomial draw from them. The prior gives
-    ``prior`` to the class predicted and ``prior`` spread evenly over the others, so that
-    "right or wrong" has the symmetric Beta(``prior``, ``prior``) whatever the number of
-    classes (a symmetric Dirichlet over many classes would lean every sparse part toward
-    "wrong").
+    Two classes. Each stratum's items left are split by the class the system predicts
+    (post-stratified): in each part the share of positives has a Beta posterior from the
+    part's audited items, and the part's positives left are a binomial draw.
 
     Parameters
     ----------
-    known : ndarray of int, shape (K, C, C)
+    known : ndarray of int, shape (K, 2, 2)
         Each system's confusion counts on the labelled items (chosen and audited), ``[k, c,
         j]``: true class ``c``, predicted ``j``.
-    disagreements : (ndarray of int, shape (K, C, C); ndarray of int, shape (K, C))
+    disagreements : (ndarray of int, shape (K, 2, 2); ndarray of int, shape (K, 2))
         The audited items on which the systems do not all agree, counted by the class each
         system predicts and the true class (``[k, j, c]``), and the items left unlabelled
         there, by the class each system predicts (``[k, j]``).
-    agreements : (ndarray of int, shape (C, C); ndarray of int, shape (C,))
+    agreements : (ndarray of int, shape (2, 2); ndarray of int, shape (2,))
         The same for the items on which every system predicts the same class, which are the
         same items for every system: drawn once and shared.
     prior : float
-        The prior's weight of the class predicted, and of all the others together.
+        Both parameters of each part's Beta prior.
     draws : int
         Posterior draws.
     rng : numpy.random.Generator
@@ -243,37 +239,22 @@ def confusion_draws(
     >>> draws.shape, bool((draws == known).all())
     ((3, 2, 2, 2), True)
     """
-    audited_d, left_d = disagreements
-    audited_a, left_a = agreements
-    n_classes = audited_a.shape[-1]
-    weights = np.full((n_classes, n_classes), prior / (n_classes - 1))  # [predicted, true]
-    np.fill_diagonal(weights, prior)
-    own = _multinomial_left(audited_d + weights, left_d, draws, rng)  # (draws, K, j, c)
-    shared = _multinomial_left(audited_a + weights, left_a, draws, rng)  # (draws, j, c)
+    own = _positives_left(*disagreements, prior, draws, rng)  # (draws, K, j, c)
+    shared = _positives_left(*agreements, prior, draws, rng)  # (draws, j, c)
     return known + np.swapaxes(own + shared[:, None], -1, -2)
 
 
-def _multinomial_left(
-    posterior: np.ndarray, left: np.ndarray, draws: int, rng: np.random.Generator
+def _positives_left(
+    audited: np.ndarray, left: np.ndarray, prior: float, draws: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """Return draws ``(draws, ..., C)`` of the true classes of each part's items left.
+    """Return draws ``(draws, ..., 2)``: each part's items left by true class (0, then 1).
 
-    ``posterior`` ``(..., C)``: each part's Dirichlet parameters (prior plus audited items by
-    true class); ``left`` ``(...)``: the part's items left. The shares are Dirichlet (gammas
-    normalised), the counts a multinomial drawn as a chain of binomials.
+    ``audited`` ``(..., 2)``: each part's audited items by true class; ``left`` ``(...)``:
+    the part's items left.
     """
-    gammas = rng.gamma(posterior, size=(draws, *posterior.shape))
-    remaining = np.broadcast_to(left, gammas.shape[:-1]).astype(np.int64)
-    mass = gammas.sum(axis=-1)
-    out = np.zeros(gammas.shape, dtype=np.int64)
-    for c in range(posterior.shape[-1] - 1):
-        with np.errstate(invalid="ignore", divide="ignore"):  # no mass left: nothing to draw
-            share = np.nan_to_num(np.clip(gammas[..., c] / mass, 0.0, 1.0))
-        out[..., c] = rng.binomial(remaining, share)
-        remaining = remaining - out[..., c]
-        mass = mass - gammas[..., c]
-    out[..., -1] = remaining
-    return out
+    share = rng.beta(prior + audited[..., 1], prior + audited[..., 0], size=(draws, *left.shape))
+    positives = rng.binomial(left, share)
+    return np.stack([left - positives, positives], axis=-1)
 
 
 def measure_difference_draws(

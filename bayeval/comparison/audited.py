@@ -189,10 +189,11 @@ def audited_levels(
     accuracy, a system's share right among the disagreements left has a Beta posterior from
     the audited disagreements, and the share of the agreements left that all the systems get
     right, from the audited agreements; the items left are binomial draws from them
-    (:func:`bayeval._core.audit.level_draws`). Any other measure needs the confusion counts:
-    each stratum's items left are split further by the class the system predicts, the true
-    classes' shares in each part get a Dirichlet posterior from the part's audited items, and
-    the part's items left are a multinomial draw (:func:`bayeval._core.audit.confusion_draws`).
+    (:func:`bayeval._core.audit.level_draws`). Any other measure (two classes) needs the
+    confusion counts: each stratum's items left are split further by the class the system
+    predicts, the share of positives in each part gets a Beta posterior from the part's
+    audited items, and the part's positives left are a binomial draw
+    (:func:`bayeval._core.audit.confusion_draws`).
     Nothing is assumed about how the systems err.
 
     Parameters
@@ -204,9 +205,7 @@ def audited_levels(
         A measure of a system's predictions with one output (``"accuracy"``, ``"f1"``,
         ``"precision"``, ...); with more than two classes, accuracy only.
     prior : float, default 0.5
-        Both parameters of each share's Beta prior (Jeffreys'); in a part of the confusion
-        counts, the weight of the class predicted and of the other classes together, so that
-        "right or wrong" has the same Beta whatever the number of classes.
+        Both parameters of each share's Beta prior (Jeffreys').
     draws : int, default 1000
         Posterior draws.
     rng : int, numpy.random.Generator or None
