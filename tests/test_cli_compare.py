@@ -275,6 +275,49 @@ def test_compare_refuses_bad_options(runs, args, option, message):
     assert option in text and message in text
 
 
+@pytest.mark.parametrize("labelled", [True, False], ids=["label column", "by hand"])
+def test_compare_refuses_a_budget_above_the_disagreements_and_leaves_no_session(
+    runs, tmp_path, labelled
+):
+    table = runs.drop(columns="text" if labelled else ["text", "label"])
+    table.to_csv("runs.csv", index=False)
+    disagreements = int((runs[list("abcd")].nunique(axis=1) > 1).sum())
+    args = ["compare", "--pool", "runs.csv", "--no-report", "--budget", str(disagreements + 1)]
+    result = runner.invoke(app, args, input="")
+    assert result.exit_code == 2, result.output
+    text = " ".join(result.output.replace("│", " ").split())
+    assert "--budget" in text and f"`budget` must be at most {disagreements}" in text
+    assert not list(tmp_path.glob("compare_session.db*"))  # nothing was asked
+    # the disagreements themselves are a budget it takes
+    args[-1] = str(disagreements)
+    assert runner.invoke(app, args, input="q\n").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "extra", "message"),
+    [
+        ("b", "", [], "column 'b' must hold finite numbers; data row 1500 holds nan"),
+        ("c", "2", [], "column 'c' holds whole numbers other than 0 and 1 (data row 1500 holds 2)"),
+        ("c", "fish", ["--classes", "cat,dog,bird"],
+         "column 'c' must hold a class of ['cat', 'dog', 'bird']"),
+    ],
+    ids=["a shorter system", "a class in a two-class pool", "a class outside the classes"],
+)  # fmt: skip
+def test_compare_refuses_a_system_of_another_length_or_outside_the_labels(
+    runs, column, value, extra, message
+):
+    table = runs.drop(columns="text").astype(object)
+    if extra:  # a multiclass pool: class names in every column
+        table = table.replace({0: "cat", 1: "dog"})
+    table.loc[len(table) - 1, column] = value
+    table.to_csv("runs.csv", index=False)
+    args = ["compare", "--pool", "runs.csv", "--no-report", *extra]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    text = " ".join(result.output.replace("│", " ").split())
+    assert "--pool" in text and message in text
+
+
 # three answers by hand: the refitted confusion model's chains may mix slowly, and it says so
 @pytest.mark.filterwarnings("ignore::bayeval.models.ConfusionWarning")
 def test_compare_with_classes_reads_class_columns_and_labels_by_name():

@@ -30,6 +30,9 @@ from bayeval.cli._shared import (
     save_png,
 )
 
+#: The most labels the selection uses unless told (fewer where fewer items disagree).
+DEFAULT_BUDGET = 200
+
 HELP = "\n\n".join(
     [
         "Compare several systems on one pool: label the items whose labels tell most about "
@@ -78,8 +81,13 @@ def compare(
         MeasureName, typer.Option(help="The measure the systems are compared on.")
     ] = MeasureName.accuracy,
     budget: Annotated[
-        int, typer.Option(min=1, help="The most labels the selection uses (an audit adds its own).")
-    ] = 200,
+        int | None,
+        typer.Option(
+            min=1,
+            help=f"The most labels the selection uses (an audit adds its own); default "
+            f"{DEFAULT_BUDGET}, or every disagreement if they are fewer.",
+        ),
+    ] = None,
     target: Annotated[float, typer.Option(help="Stop once a system's P(best) reaches it.")] = 0.95,
     regret: Annotated[
         float | None, typer.Option(help="Stop also once the expected regret is at most this.")
@@ -177,7 +185,7 @@ def compare(
     else:
         sampler = _sampler(source.pool, chosen, options, seed)
         try:
-            history = sampler.run(source.truth, budget)
+            history = sampler.run(source.truth, _budget(sampler, budget))
         except ValueError as err:
             raise bad(str(err), "--budget") from None
         audited, levels = _simulated_audit(sampler, source.truth, audit, audit_agreements)
@@ -204,6 +212,14 @@ def _sampler(pool, measure, options, seed):
         return ModelSelection(pool, measure, rng=seed, **options)
     except ValueError as err:
         raise error(err) from None
+
+
+def _budget(sampler, budget: int | None) -> int:
+    """Return the budget given (checked against what the choice can reach), or the default."""
+    if budget is None:
+        return min(DEFAULT_BUDGET, sampler.labels_reachable)
+    sampler.check_budget(budget)
+    return budget
 
 
 def _simulated_audit(sampler, truth, audit: int, agreements: int):
@@ -261,6 +277,15 @@ def _label_by_hand(source, measure, options, seed, where, console):
             )
         except ValueError as err:
             raise error(err) from None
+    try:
+        budget = _budget(sess.sampler, budget)
+    except ValueError as err:
+        sess.close()
+        if created:  # nothing answered yet: leave no session behind
+            for leftover in (path, path.with_name(path.name + "-wal"),
+                             path.with_name(path.name + "-shm")):  # fmt: skip
+                leftover.unlink(missing_ok=True)
+        raise bad(str(err), "--budget") from None
     used, prob_best = [], []
 
     def record(session):  # P(best) of the stopping rule's draws: no estimate needed
@@ -385,6 +410,11 @@ def _print(result: dict, console) -> None:
             table.add_row(r["system"], _fmt(r["level"]), interval,
                           *([_fmt(r["true_level"])] if truth else []))  # fmt: skip
         console.print(table)
+    else:
+        console.print(
+            "each system's own measure, with a forest plot (levels.png), needs --audit N "
+            "--audit-agreements M: the labels chosen to find the best do not tell how good each is."
+        )
     reason = result["stop_reason"] or "the stopping rule does not hold yet"
     console.print(f"best: {result['best']} ({reason})")
     for path in result["report"]:

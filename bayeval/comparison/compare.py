@@ -46,7 +46,9 @@ def compare(
         A :class:`~bayeval.Pool` with two or more systems (scores and predictions; a
         multiclass pool's predicted classes), or the systems' predictions alone: a mapping
         from each system's name to its 0/1 predictions (one per item, all of the same
-        length), or a 2-d array with one column per system.
+        length), or a 2-d array with one column per system. (Systems that each predict a
+        set of instances, evaluated on demand, are compared by
+        :meth:`bayeval.ondemand.OnDemandEvaluator.compare`, which returns this result.)
     labelled : array_like of int
         Positions of the labelled items in the pool (distinct).
     labels : array_like of {0, 1}

@@ -192,7 +192,10 @@ def read_system_items(
     if len(names) < 2:
         raise ValueError(f"{spec}: two or more system columns are needed; got {names}.")
     if classes is None:
-        scores, predicted = np.column_stack([_numbers(df, name, spec) for name in names]), None
+        scores = np.column_stack([_numbers(df, name, spec) for name in names])
+        predicted = None
+        if 0.0 < threshold < 1.0:
+            _refuse_whole_numbers(scores, names, spec, threshold)
     else:  # the systems are compared by their classes; scores are not used
         predicted = np.column_stack([_classes(df, name, spec, classes) for name in names])
         scores = np.ones(predicted.shape)
@@ -262,6 +265,25 @@ def _numbers(df, column: str, where: str) -> np.ndarray:
             f"{plain(df[column].iloc[i])!r}."
         )
     return values
+
+
+def _refuse_whole_numbers(scores, names, where: str, threshold: float) -> None:
+    """Raise if a system's column holds whole numbers beyond 0 and 1 (classes, not scores).
+
+    A threshold between 0 and 1 would read every such number as a prediction of 1: such a
+    column is classes given without their names, or scores on another scale.
+    """
+    whole = np.all(scores == np.round(scores), axis=0)
+    beyond = whole & np.any((scores != 0) & (scores != 1), axis=0)
+    if beyond.any():
+        k = int(np.flatnonzero(beyond)[0])
+        i = int(np.flatnonzero((scores[:, k] != 0) & (scores[:, k] != 1))[0])
+        raise ValueError(
+            f"{where}: column {names[k]!r} holds whole numbers other than 0 and 1 (data row "
+            f"{i + 1} holds {int(scores[i, k])}), which a threshold of {plain(threshold)} "
+            "would read as 1: give the class names (--classes) if they are classes, or a "
+            "threshold on their scale (--threshold) if they are scores."
+        )
 
 
 def _classes(df, column: str, where: str, classes: tuple, hint: str = "") -> np.ndarray:

@@ -477,13 +477,7 @@ class ModelSelection(Sampler):
 
         from bayeval.sampling.run import labeller
 
-        reachable = self.labels_used + self._available()
-        if budget > reachable:
-            raise ValueError(
-                f"`budget` must be at most {reachable}: the items {self.choose!r} choice can "
-                f"label ({self.disagreements} of the {self.pool.size} items are ones on which "
-                f"the systems disagree); got {budget}."
-            )
+        self.check_budget(budget)
         label = labeller(oracle, self.pool)
         used, prob_best, regret = [], [], []
         while not self.done and self.labels_used < budget:
@@ -504,6 +498,40 @@ class ModelSelection(Sampler):
     # -- the sampler's hooks -------------------------------------------------------------------
     def _build_target(self, pool: Any, measure: Any) -> None:
         return None  # the model, not a loss table, gives the measures (many systems allowed)
+
+    @property
+    def labels_reachable(self) -> int:
+        """The most labels in all (those told count) that the choice can ask for."""
+        return self.labels_used + self._available()
+
+    @validate(budget=Integer(minimum=1))
+    def check_budget(self, budget: int) -> None:
+        """Raise unless ``budget`` labels in all can be chosen (those told count).
+
+        The choice labels only the items on which the systems disagree (any item with
+        ``choose="uniform"``), each once, so a budget above them cannot be spent.
+
+        Raises
+        ------
+        ValueError
+            Naming ``budget``, with the most it can be.
+
+        Examples
+        --------
+        >>> import bayeval as be
+        >>> pool = be.Pool([[0, 1], [1, 1], [0, 0], [1, 0]], systems=["a", "b"])
+        >>> be.sampling.ModelSelection(pool, rng=0).check_budget(3)
+        Traceback (most recent call last):
+        ...
+        ValueError: `budget` must be at most 2: the items 'information' choice can label ...
+        """
+        reachable = self.labels_reachable
+        if budget > reachable:
+            raise ValueError(
+                f"`budget` must be at most {reachable}: the items {self.choose!r} choice can "
+                f"label ({self.disagreements} of the {self.pool.size} items are ones on which "
+                f"the systems disagree); got {budget}."
+            )
 
     def _available(self) -> int:
         taken = self._taken()

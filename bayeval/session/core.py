@@ -67,6 +67,7 @@ export, a notebook watching the progress). Locks need POSIX ``fcntl``; elsewhere
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from pathlib import Path
@@ -178,6 +179,11 @@ class Session:
         elif isinstance(rng, bool) or not isinstance(rng, int | np.integer):
             raise ValueError(
                 f"`rng` must be an integer seed (a session replays from it); got {rng!r}."
+            )
+        if not dataclasses.is_dataclass(measure) or isinstance(measure, type):
+            raise ValueError(
+                "`measure` must be a bayeval.measures measure such as Accuracy() (a session "
+                f"stores it); got {measure!r}."
             )
         instance = sampler_class(sampler)(pool, measure, rng=int(rng), **sampler_options)
         arrays = {

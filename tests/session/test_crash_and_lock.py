@@ -143,3 +143,53 @@ def test_the_lock_holds_across_processes_and_dies_with_its_holder(tmp_path):
             proc.kill()
     with Session.open(path) as sess:  # a killed holder leaves no stale lock
         assert sess.labels_count() == 0
+
+
+# A comparison: ModelSelection labels one item at a time where five systems disagree.
+SYSTEMS_TRUTH = GEN.random(600) < 0.4
+SYSTEMS = np.where(
+    GEN.random((600, 5)) < [0.10, 0.11, 0.12, 0.13, 0.14],
+    ~SYSTEMS_TRUTH[:, None],
+    SYSTEMS_TRUTH[:, None],
+).astype(int)
+COMPARISON_BUDGET = 100  # at most 29 answers per kill: at least three kills
+
+
+def _systems_pool():
+    return be.Pool(SYSTEMS, systems=list("abcde"))
+
+
+def test_sigkill_of_a_comparison_session_loses_no_answer_and_replays_exactly(tmp_path):
+    path, truth_file = tmp_path / "s.db", tmp_path / "truth.npy"
+    np.save(truth_file, SYSTEMS_TRUTH)
+    options = {"target": 0.999}  # close systems: no stop before the budget
+    measure = be.measures.Accuracy()
+    Session.create(path, _systems_pool(), measure, "model_selection", rng=5, **options).close()
+    script = tmp_path / "worker.py"
+    script.write_text(WORKER)
+    gen = np.random.default_rng(1)
+    confirmed: list[int] = []
+    kills = 0
+    for _ in range(12):
+        with subprocess.Popen(
+            [sys.executable, str(script), str(path), str(truth_file), "1", str(COMPARISON_BUDGET)],
+            stdout=subprocess.PIPE,
+            text=True,
+        ) as proc:
+            kills += _label_then_kill(proc, gen, confirmed)
+        if proc.returncode == 0:
+            break
+    assert kills >= 3, "the budget ran out before enough kills: raise COMPARISON_BUDGET"
+    plain = be.sampling.ModelSelection(_systems_pool(), rng=5, **options)
+    plain.run(SYSTEMS_TRUTH, COMPARISON_BUDGET)
+    assert plain.labels_used == COMPARISON_BUDGET
+    with Session.open(path) as sess:
+        while sess.labels_count() < COMPARISON_BUDGET:  # finish uninterrupted
+            ids = sess.pending if len(sess.pending) else sess.ask(1)
+            sess.tell(ids, SYSTEMS_TRUTH[ids])
+        answers = sess.answers()
+        assert answers["id"].is_unique  # no answer recorded twice
+        assert set(confirmed) <= set(answers["id"])  # every confirmed answer is there
+        # the same items in the same order, and the same posterior, as never interrupted
+        np.testing.assert_array_equal(answers["id"].to_numpy(), plain.labelled()[0])
+        np.testing.assert_array_equal(sess.sampler.prob_best, plain.prob_best)

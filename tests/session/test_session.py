@@ -146,6 +146,9 @@ def test_create_refuses_what_it_cannot_keep(tmp_path):
         Session.create(tmp_path / "t.db", pool, F1, "static_is", rng=np.random.default_rng(1))
     with pytest.raises(ValueError, match="must be a JSON value"):
         Session.create(tmp_path / "u.db", pool, F1, "static_is", rng=1, strata=pool.stratify(4))
+    with pytest.raises(ValueError, match="`measure` must be a bayeval.measures measure"):
+        Session.create(tmp_path / "v.db", pool, "f1", "static_is", rng=1)
+    assert not (tmp_path / "v.db").exists()
     with pytest.raises(ValueError, match="must be an existing session file"):
         Session.open(tmp_path / "missing.db")
 
