@@ -243,7 +243,7 @@ class CellPrior:
         posterior, then each group's ``mu_g`` and ``kappa_g`` given them; the errors from
         :meth:`error_draws` (``KEPT`` distinct draws at most, resampled when ``n`` is larger).
         """
-        G, Q = self.top.size, self.gammas.size
+        G = self.top.size
         likelihood = self._likelihood(labelled_cells)  # (gamma, mu, kappa, group)
         mu_likelihood = special.logsumexp(likelihood, axis=2)  # kappa out: (gamma, mu, group)
         kept = min(n, self.KEPT)
@@ -253,15 +253,7 @@ class CellPrior:
         labelled = np.bincount(self.cell_group, weights=labelled_cells.sum(axis=1), minlength=G) > 0
         for t in range(self.n_top):
             groups = np.flatnonzero(self.top == t)
-            slopes = np.arange(Q) if t == 1 else np.array([0])
-            # log P(gamma, alpha, beta, lam | labels) up to a constant, from each labelled
-            # group's likelihood at every (nu, lam) with mu summed out
-            informed = groups[labelled[groups]]
-            given_nu = self._given_nu(mu_likelihood[slopes][:, :, informed])
-            joint = np.zeros((slopes.size, *self.nu_index.shape[1:], self.LAM.size))
-            joint += self.alpha_beta_prior[None, ..., None]
-            for i, g in enumerate(informed):
-                joint += given_nu[:, i, self.nu_index[g]]
+            slopes, _, joint = self._level_joint(t, mu_likelihood, labelled)
             weight = np.exp(joint - joint.max()).ravel()
             state = rng.choice(weight.size, size=kept, p=weight / weight.sum())
             q, alpha, beta, lam_t = np.unravel_index(state, joint.shape)
@@ -280,6 +272,46 @@ class CellPrior:
         )
         caught, errors = self.error_draws(labelled_cells, n, rng)
         return CellDraws(mu, kappa, gamma, caught, errors)
+
+    def _level_joint(self, t: int, mu_likelihood: np.ndarray, labelled: np.ndarray):
+        """Return level ``t``'s slopes, informed groups and the log joint of its pooling.
+
+        The joint is ``log P(gamma, alpha, beta, lam, labels)`` up to a constant, shaped
+        (slopes, alpha, beta, lam); from each labelled group's likelihood at every ``(nu,
+        lam)`` with ``mu`` summed out (and ``kappa`` summed, not averaged, in
+        ``mu_likelihood``); a group without labels contributes one.
+        """
+        groups = np.flatnonzero(self.top == t)
+        slopes = np.arange(self.gammas.size) if t == 1 else np.array([0])
+        informed = groups[labelled[groups]]
+        given_nu = self._given_nu(mu_likelihood[slopes][:, :, informed])
+        joint = np.zeros((slopes.size, *self.nu_index.shape[1:], self.LAM.size))
+        joint += self.alpha_beta_prior[None, ..., None]
+        for i, g in enumerate(informed):
+            joint += given_nu[:, i, self.nu_index[g]]
+        return slopes, informed, joint
+
+    def log_evidence(self, labelled_cells: np.ndarray) -> float:
+        """Return ``log P(right or wrong of every labelled item)``: the accuracies' evidence.
+
+        Every prior of the pooling normalised on its grid (``gamma``, ``lam`` and ``kappa``
+        uniform on theirs, ``(alpha, beta)`` by their masses), so that the evidence of two
+        ways of cutting the same items into cells (with a judge and without one) can be
+        compared: :meth:`ClassCalibration.posterior
+        <bayeval.models.ClassCalibration.posterior>` weighs the two by it. Which class an
+        error is of does not enter.
+        """
+        likelihood = self._likelihood(labelled_cells)  # (gamma, mu, kappa, group)
+        mu_likelihood = special.logsumexp(likelihood, axis=2)
+        G = self.top.size
+        labelled = np.bincount(self.cell_group, weights=labelled_cells.sum(axis=1), minlength=G) > 0
+        log_norm = special.logsumexp(self.alpha_beta_prior) + np.log(self.LAM.size)
+        total = 0.0
+        for t in range(self.n_top):
+            slopes, informed, joint = self._level_joint(t, mu_likelihood, labelled)
+            total += special.logsumexp(joint) - log_norm - np.log(slopes.size)
+            total -= informed.size * np.log(self.KAPPA.size)
+        return float(total)
 
     def error_draws(self, labelled_cells, n: int, rng: np.random.Generator):
         """Return ``(caught, errors)``: ``n`` posterior draws of every ``rho_k`` and ``e_j``.

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import special
 
 from bayeval._constraints import Integer, validate_fields
 from bayeval._core.confusion_gibbs import sweep_classes
@@ -67,7 +68,9 @@ class ClassCalibration:
     the log of its items against the items both call ``k``, and an error is of class ``k``
     with a probability ``rho_k`` learnt from the labels, pooled over the classes
     (:class:`~bayeval.models._class_cells.CellPrior`; model card: "An automatic judge on every
-    item").
+    item"). That model is weighed against the model without the judge by the evidence of the
+    labels' right and wrong, and each gives its share of the draws, so a judge whose agreement
+    tells nothing is weighed out (model card: "Weighed against no judge").
 
     Parameters
     ----------
@@ -154,7 +157,9 @@ class ClassCalibration:
             then cut by the class the judge gives, so the items where the judge agrees with
             the system and those where it does not each have their accuracy and errors,
             learnt from the labels: a judge is trusted only as far as the labelled items show
-            it right, and one that is wrong in some way the labels reveal is corrected.
+            it right, and one that is wrong in some way the labels reveal is corrected. The
+            cells with the judge and those without it are weighed by their evidence (with
+            labels given as classes; with an annotators' fit the judge's cells alone).
         rounds, burn : int, default 100 and 20
             With an annotators' fit: the data-augmentation rounds kept (each gives
             ``draws / rounds`` draws) and those discarded first.
@@ -173,7 +178,10 @@ class ClassCalibration:
             ``macro_f1``, ``micro_f1`` and per class ``precision`` (``predicted``), ``recall``
             and ``f1`` (``true_class``); dims ``chain`` and ``draw`` first. Undefined entries
             (a class absent in a draw) are NaN. ``constant_data``: each cell's size and
-            labelled items. Attributes ``n_items``, ``n_labelled``, ``n_strata``.
+            labelled items (the judge's cells, with a judge). Attributes ``n_items``,
+            ``n_labelled``, ``n_strata``, ``judged``, and with a judge and labels given as
+            classes ``judge_weight``: the posterior probability of the model with the judge
+            against the model without it, the share of the draws that come from it.
 
         Raises
         ------
@@ -201,14 +209,20 @@ class ClassCalibration:
             draws, kept = _augment(
                 self, labels, cell[positions], prior, size, rounds, burn, sweeps, rng
             )
-            labelled_cells = kept.mean(axis=0)
+            labelled_cells, weight = kept.mean(axis=0), None
+            confusion = _by_predicted(draws, C)
         else:
             positions, classes = check_labelled(labelled, labels, cell.size, C)
-            labelled_cells = np.zeros((n_cells, C))
-            np.add.at(labelled_cells, (cell[positions], classes), 1.0)
-            hyper = prior.hyper_draws(labelled_cells, self.draws, rng)
-            draws = _complete(prior, labelled_cells, size, hyper, rng)
-        return _datatree(self, draws, size, labelled_cells, positions.size, levels)
+            labelled_cells = _labelled_cells(cell[positions], classes, n_cells, C)
+            fits = [(prior, labelled_cells, size)]
+            if judge is not None:  # and the cells without the judge, weighed by their evidence
+                alone_cell, alone_size, alone, _ = self._cells_and_prior(
+                    predictions, confidence, None
+                )
+                alone_cells = _labelled_cells(alone_cell[positions], classes, alone_size.size, C)
+                fits.append((alone, alone_cells, alone_size))
+            confusion, weight = _averaged(fits, self.draws, C, rng)
+        return _datatree(self, confusion, (size, labelled_cells), positions.size, levels, weight)
 
     def cell_predictive(
         self,
@@ -347,6 +361,52 @@ class ClassCalibration:
         return check_positions(items, n_items, "labels' items")
 
 
+def _averaged(fits, n_draws: int, n_classes: int, rng):
+    """Return ``(draws, predicted, true)`` counts of one fit, or of two by their evidence.
+
+    ``fits``: ``(CellPrior, labelled cells, cell sizes)`` of the cells with a judge and,
+    second, of the cells without it. Both explain the same labels' right and wrong, so
+    each gets the posterior probability that even prior odds and its evidence
+    (:meth:`CellPrior.log_evidence <bayeval.models._class_cells.CellPrior.log_evidence>`)
+    give it, and that share of the draws: a judge whose cells do not tell the system's
+    right from its wrong costs only its compute (model card, "Weighed against no judge").
+    Also return the first fit's weight (None with one fit).
+    """
+    weight, shares = None, [n_draws]
+    if len(fits) == 2:
+        (judged, judged_cells, _), (alone, alone_cells, _) = fits
+        log_odds = judged.log_evidence(judged_cells) - alone.log_evidence(alone_cells)
+        weight = float(special.expit(log_odds))
+        with_judge = int(rng.binomial(n_draws, weight))
+        shares = [with_judge, n_draws - with_judge]
+    parts = []
+    for (prior, labelled_cells, size), n in zip(fits, shares, strict=True):
+        if n:
+            hyper = prior.hyper_draws(labelled_cells, n, rng)
+            counts = _complete(prior, labelled_cells, size, hyper, rng)
+            parts.append(_by_predicted(counts, n_classes))
+    confusion = np.concatenate(parts)
+    if len(parts) > 1:  # the two fits' draws spread over the chains
+        confusion = confusion[rng.permutation(n_draws)]
+    return confusion, weight
+
+
+def _labelled_cells(item_cell, classes, n_cells: int, n_classes: int) -> np.ndarray:
+    """Return ``(cells, classes)``: the labelled items of each cell, by their class."""
+    counts = np.zeros((n_cells, n_classes))
+    np.add.at(counts, (item_cell, classes), 1.0)
+    return counts
+
+
+def _by_predicted(cell_counts: np.ndarray, n_classes: int) -> np.ndarray:
+    """Return ``(draws, predicted, true)`` counts from ``(draws, cells, true)`` ones.
+
+    With or without a judge, the cells of a predicted class are consecutive
+    (:meth:`ClassCalibration.cells`), so summing each class's run of cells gives its row.
+    """
+    return cell_counts.reshape(cell_counts.shape[0], n_classes, -1, n_classes).sum(axis=2)
+
+
 def _complete(prior, labelled_cells, size, hyper, rng) -> np.ndarray:
     """Return ``(n_draws, cells, C)``: the class counts of every cell, the unlabelled drawn.
 
@@ -398,15 +458,13 @@ def _augment(spec, fit, item_cell, prior, size, rounds, burn, sweeps, rng):
     return np.concatenate(parts)[: spec.draws], np.array(kept)
 
 
-def _datatree(spec, cell_counts, size, labelled_cells, n_labelled, levels):
+def _datatree(spec, by_predicted, cells, n_labelled, levels, judge_weight):
     import xarray as xr
 
     C, S = spec.n_classes, spec.n_strata
-    n_draws = cell_counts.shape[0]
+    size, labelled_cells = cells
+    n_draws = by_predicted.shape[0]
     chains = spec.chains if n_draws % spec.chains == 0 else 1
-    # cells are (predicted class, judge's class, stratum): summing all but the predicted class
-    # gives counts[predicted, true]
-    by_predicted = cell_counts.reshape(n_draws, C, levels * S, C).sum(axis=2)
     confusion = np.swapaxes(by_predicted, -1, -2).reshape(chains, -1, C, C)
     measures = confusion_measures(confusion)
     sampled = ("chain", "draw")
@@ -423,6 +481,8 @@ def _datatree(spec, cell_counts, size, labelled_cells, n_labelled, levels):
               "true_class": classes, "predicted": classes}  # fmt: skip
     attrs = {"n_items": int(size.sum()), "n_labelled": int(n_labelled), "n_strata": S,
              "judged": int(levels > 1)}  # fmt: skip
+    if judge_weight is not None:  # the share of the draws from the model with the judge
+        attrs["judge_weight"] = judge_weight
     cells = {"cell_predicted": np.repeat(classes, levels * S),
              "cell_stratum": np.tile(np.arange(S), C * levels)}  # fmt: skip
     if levels > 1:  # the judge's class from its rank (ClassCalibration.cells)
