@@ -6,17 +6,6 @@ import pytest
 import bayeval as be
 
 
-def _evaluated(universe, seed):
-    ev = be.ondemand.OnDemandEvaluator(
-        universe.exhaustive(300, rng=1000 + seed), target_se=0.04, rng=seed
-    )
-    for name, predicted in universe.systems.items():
-        ev.submit(name, predicted)
-        ids = ev.ask()
-        ev.tell(ids, universe.label(ids))
-    return ev
-
-
 @pytest.fixture(scope="module")
 def close_systems():
     """Six overlapping systems of precision 0.60 to 0.75."""
@@ -24,8 +13,8 @@ def close_systems():
     return be.ondemand.synthetic_universe(6, precision=precision, agreement=0.8, rng=0)
 
 
-def test_the_comparison_reads_the_evaluators_joint_draws(close_systems):
-    ev = _evaluated(close_systems, 0)
+def test_the_comparison_reads_the_evaluators_joint_draws(close_systems, run):
+    ev = run(close_systems, 0, n0=300, target_se=0.04)
     result = ev.compare("recall", draws=500, chains=2)
     draws = ev.posterior(draws=500, chains=2)["posterior"]["recall"]
     np.testing.assert_array_equal(result.posterior["posterior"]["recall"].values, draws.values)
@@ -37,7 +26,7 @@ def test_the_comparison_reads_the_evaluators_joint_draws(close_systems):
     assert float(result.prob_better.sel(system=a, other=b)) == pytest.approx(expected)
 
 
-def test_the_differences_cover_about_as_the_evaluators_intervals_do(close_systems):
+def test_the_differences_cover_about_as_the_evaluators_intervals_do(close_systems, run):
     # the evaluator's own 90% intervals cover 0.88 on average (tests/ondemand/test_intervals.py,
     # the bootstrap's small-sample shortfall); the differences of precision among these six
     # systems covered 0.890 (the least covered pair 0.85) in 200 runs, and 40 runs here. The
@@ -47,7 +36,8 @@ def test_the_differences_cover_about_as_the_evaluators_intervals_do(close_system
     pairs = np.triu_indices(truth.size, 1)
     inside = []
     for seed in range(40):
-        interval = _evaluated(close_systems, seed).compare("precision").differences.interval(0.9)
+        evaluator = run(close_systems, seed, n0=300, target_se=0.04)
+        interval = evaluator.compare("precision").differences.interval(0.9)
         lower, upper = (interval.sel(ci_bound=b).transpose("system", "other").values
                         for b in ("lower", "upper"))  # fmt: skip
         inside.append(((lower <= true_difference) & (true_difference <= upper))[pairs])

@@ -67,25 +67,35 @@ def _label_then_kill(proc, gen, confirmed) -> int:
     return 1
 
 
-def test_sigkill_at_random_points_loses_no_confirmed_answer(tmp_path):
-    path, truth_file = tmp_path / "s.db", tmp_path / "truth.npy"
-    np.save(truth_file, TRUTH)
-    model = be.models.DirichletTree(depth=4)
-    Session.create(path, be.Pool(SCORES), F1, "ais", rng=21, model=model).close()
-    script = tmp_path / "worker.py"
+def _work_and_kill(path, truth_file, batch, budget, *, seed, tries):
+    """Run the worker on the session again and again, killing it at random moments.
+
+    Return the answers it confirmed and how many times it was killed (it stops being run
+    once it finishes the budget, or after ``tries`` runs).
+    """
+    script = path.with_name("worker.py")
     script.write_text(WORKER)
-    gen = np.random.default_rng(0)
+    gen = np.random.default_rng(seed)
     confirmed: list[int] = []
     kills = 0
-    for _ in range(40):
+    for _ in range(tries):
         with subprocess.Popen(
-            [sys.executable, str(script), str(path), str(truth_file), str(BATCH), str(BUDGET)],
+            [sys.executable, str(script), str(path), str(truth_file), str(batch), str(budget)],
             stdout=subprocess.PIPE,
             text=True,
         ) as proc:
             kills += _label_then_kill(proc, gen, confirmed)
         if proc.returncode == 0:
             break
+    return confirmed, kills
+
+
+def test_sigkill_at_random_points_loses_no_confirmed_answer(tmp_path):
+    path, truth_file = tmp_path / "s.db", tmp_path / "truth.npy"
+    np.save(truth_file, TRUTH)
+    model = be.models.DirichletTree(depth=4)
+    Session.create(path, be.Pool(SCORES), F1, "ais", rng=21, model=model).close()
+    confirmed, kills = _work_and_kill(path, truth_file, BATCH, BUDGET, seed=0, tries=40)
     assert kills >= 8, "the budget ran out before enough kills: raise BUDGET"
     with Session.open(path) as sess:
         if sess.labels_count() < BUDGET:  # finish uninterrupted
@@ -165,20 +175,7 @@ def test_sigkill_of_a_comparison_session_loses_no_answer_and_replays_exactly(tmp
     options = {"target": 0.999}  # close systems: no stop before the budget
     measure = be.measures.Accuracy()
     Session.create(path, _systems_pool(), measure, "model_selection", rng=5, **options).close()
-    script = tmp_path / "worker.py"
-    script.write_text(WORKER)
-    gen = np.random.default_rng(1)
-    confirmed: list[int] = []
-    kills = 0
-    for _ in range(12):
-        with subprocess.Popen(
-            [sys.executable, str(script), str(path), str(truth_file), "1", str(COMPARISON_BUDGET)],
-            stdout=subprocess.PIPE,
-            text=True,
-        ) as proc:
-            kills += _label_then_kill(proc, gen, confirmed)
-        if proc.returncode == 0:
-            break
+    confirmed, kills = _work_and_kill(path, truth_file, 1, COMPARISON_BUDGET, seed=1, tries=12)
     assert kills >= 3, "the budget ran out before enough kills: raise COMPARISON_BUDGET"
     plain = be.sampling.ModelSelection(_systems_pool(), rng=5, **options)
     plain.run(SYSTEMS_TRUTH, COMPARISON_BUDGET)
