@@ -158,6 +158,7 @@ class CellPrior:
             + stats.norm.logpdf(self.BETA)[None, :]
         )
         self.nu_index = self._nu_index(cell_size)
+        self._last_pooling = (b"", None)  # the last labels, and their _pooling
         # each cell's w_jk where the judge disagrees (k != j): log (n_jk + 1) / (n_kk + 1),
         # centred over the pairs
         self.gammas = self.GAMMA if self.judged and cell_size is not None else np.zeros(1)
@@ -244,16 +245,12 @@ class CellPrior:
         :meth:`error_draws` (``KEPT`` distinct draws at most, resampled when ``n`` is larger).
         """
         G = self.top.size
-        likelihood = self._likelihood(labelled_cells)  # (gamma, mu, kappa, group)
-        mu_likelihood = special.logsumexp(likelihood, axis=2)  # kappa out: (gamma, mu, group)
+        likelihood, mu_likelihood, levels = self._pooling(labelled_cells)
         kept = min(n, self.KEPT)
         nu, lam = np.empty((kept, G), dtype=np.int64), np.empty((kept, G), dtype=np.int64)
         gamma = np.zeros(kept, dtype=np.int64)  # any: the agreeing cells have w = 0
-        # the groups the labels inform (an unlabelled group's likelihood is a constant)
-        labelled = np.bincount(self.cell_group, weights=labelled_cells.sum(axis=1), minlength=G) > 0
-        for t in range(self.n_top):
+        for t, (slopes, _, joint) in enumerate(levels):
             groups = np.flatnonzero(self.top == t)
-            slopes, _, joint = self._level_joint(t, mu_likelihood, labelled)
             weight = np.exp(joint - joint.max()).ravel()
             state = rng.choice(weight.size, size=kept, p=weight / weight.sum())
             q, alpha, beta, lam_t = np.unravel_index(state, joint.shape)
@@ -272,6 +269,25 @@ class CellPrior:
         )
         caught, errors = self.error_draws(labelled_cells, n, rng)
         return CellDraws(mu, kappa, gamma, caught, errors)
+
+    def _pooling(self, labelled_cells: np.ndarray):
+        """Return the labels' likelihood, with ``kappa`` summed out, and each level's joint.
+
+        ``(likelihood (gamma, mu, kappa, group), mu_likelihood (gamma, mu, group), [(slopes,
+        informed groups, joint) per level])``. The last labels' are kept (read-only) for the
+        next call with the same labels: the evidence, then the draws, ask for them.
+        """
+        labels_key = np.ascontiguousarray(labelled_cells, dtype=float).tobytes()
+        if self._last_pooling[0] == labels_key:
+            return self._last_pooling[1]
+        likelihood = self._likelihood(labelled_cells)
+        mu_likelihood = special.logsumexp(likelihood, axis=2)
+        # the groups the labels inform (an unlabelled group's likelihood is a constant)
+        G = self.top.size
+        labelled = np.bincount(self.cell_group, weights=labelled_cells.sum(axis=1), minlength=G) > 0
+        levels = [self._level_joint(t, mu_likelihood, labelled) for t in range(self.n_top)]
+        self._last_pooling = (labels_key, (likelihood, mu_likelihood, levels))
+        return likelihood, mu_likelihood, levels
 
     def _level_joint(self, t: int, mu_likelihood: np.ndarray, labelled: np.ndarray):
         """Return level ``t``'s slopes, informed groups and the log joint of its pooling.
@@ -301,14 +317,9 @@ class CellPrior:
         <bayeval.models.ClassCalibration.posterior>` weighs the two by it. Which class an
         error is of does not enter.
         """
-        likelihood = self._likelihood(labelled_cells)  # (gamma, mu, kappa, group)
-        mu_likelihood = special.logsumexp(likelihood, axis=2)
-        G = self.top.size
-        labelled = np.bincount(self.cell_group, weights=labelled_cells.sum(axis=1), minlength=G) > 0
         log_norm = special.logsumexp(self.alpha_beta_prior) + np.log(self.LAM.size)
         total = 0.0
-        for t in range(self.n_top):
-            slopes, informed, joint = self._level_joint(t, mu_likelihood, labelled)
+        for slopes, informed, joint in self._pooling(labelled_cells)[2]:
             total += special.logsumexp(joint) - log_norm - np.log(slopes.size)
             total -= informed.size * np.log(self.KAPPA.size)
         return float(total)
