@@ -195,6 +195,9 @@ def main():
     parser.add_argument("--judges", action="store_true", help="the simulated pools' judges")
     parser.add_argument("--active", action="store_true", help="with --judges: ActiveStratified")
     parser.add_argument("--floor", type=float, default=0.5, help="ActiveStratified's floor")
+    parser.add_argument("--judge-kinds", nargs="+", choices=("none", *MULTICLASS_JUDGES),
+                        help="with --judges: only these rows (each row's seeds as in the "
+                             "full run)")  # fmt: skip
     args = parser.parse_args()
     start = time.time()
     rows = []
@@ -246,7 +249,7 @@ def judged_rows(args):
         if args.pools and kind not in args.pools:
             continue
         predicted, confidence, truth = multiclass_pool(kind, np.random.default_rng(7))
-        for judge_kind in ("none", *MULTICLASS_JUDGES):
+        for judge_kind in args.judge_kinds or ("none", *MULTICLASS_JUDGES):
             judge = None
             if judge_kind != "none":
                 rng = np.random.default_rng(8)

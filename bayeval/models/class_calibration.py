@@ -158,8 +158,8 @@ class ClassCalibration:
             the system and those where it does not each have their accuracy and errors,
             learnt from the labels: a judge is trusted only as far as the labelled items show
             it right, and one that is wrong in some way the labels reveal is corrected. The
-            cells with the judge and those without it are weighed by their evidence (with
-            labels given as classes; with an annotators' fit the judge's cells alone).
+            cells with the judge and those without it are weighed by their evidence (with an
+            annotators' fit, in every round by the evidence of that round's classes).
         rounds, burn : int, default 100 and 20
             With an annotators' fit: the data-augmentation rounds kept (each gives
             ``draws / rounds`` draws) and those discarded first.
@@ -179,9 +179,9 @@ class ClassCalibration:
             and ``f1`` (``true_class``); dims ``chain`` and ``draw`` first. Undefined entries
             (a class absent in a draw) are NaN. ``constant_data``: each cell's size and
             labelled items (the judge's cells, with a judge). Attributes ``n_items``,
-            ``n_labelled``, ``n_strata``, ``judged``, and with a judge and labels given as
-            classes ``judge_weight``: the posterior probability of the model with the judge
-            against the model without it, the share of the draws that come from it.
+            ``n_labelled``, ``n_strata``, ``judged``, and with a judge ``judge_weight``: the
+            posterior probability of the model with the judge against the model without it,
+            about the share of the draws that come from it.
 
         Raises
         ------
@@ -195,7 +195,6 @@ class ClassCalibration:
         rng = check_rng(rng)
         C = self.n_classes
         cell, size, prior, levels = self._cells_and_prior(predictions, confidence, judge)
-        n_cells = size.size
         if isinstance(labels, AnnotatorPosterior):
             if labelled is not None:
                 raise ValueError(
@@ -206,22 +205,19 @@ class ClassCalibration:
             check_int(burn, "burn", minimum=0)
             check_int(sweeps, "sweeps", minimum=1)
             positions = self._annotated_positions(labels, cell.size)
-            draws, kept = _augment(
-                self, labels, cell[positions], prior, size, rounds, burn, sweeps, rng
-            )
-            labelled_cells, weight = kept.mean(axis=0), None
-            confusion = _by_predicted(draws, C)
-        else:
-            positions, classes = check_labelled(labelled, labels, cell.size, C)
-            labelled_cells = _labelled_cells(cell[positions], classes, n_cells, C)
-            fits = [(prior, labelled_cells, size)]
-            if judge is not None:  # and the cells without the judge, weighed by their evidence
+            models = [(cell[positions], prior, size)]
+            if judge is not None:  # and the cells without the judge, weighed in every round
                 alone_cell, alone_size, alone, _ = self._cells_and_prior(
                     predictions, confidence, None
                 )
-                alone_cells = _labelled_cells(alone_cell[positions], classes, alone_size.size, C)
-                fits.append((alone, alone_cells, alone_size))
-            confusion, weight = _averaged(fits, self.draws, C, rng)
+                models.append((alone_cell[positions], alone, alone_size))
+            confusion, kept, weight = _augment(self, labels, models, rounds, burn, sweeps, rng)
+            labelled_cells = kept.mean(axis=0)
+        else:
+            positions, fits = self._fits(predictions, confidence, judge, labelled, labels)
+            labelled_cells = fits[0][1]
+            weight = _judge_weight(fits)
+            confusion = _averaged(fits, weight, self.draws, C, rng)
         return _datatree(self, confusion, (size, labelled_cells), positions.size, levels, weight)
 
     def cell_predictive(
@@ -258,12 +254,35 @@ class ClassCalibration:
         """
         rng = check_rng(rng)
         check_int(draws, "draws", minimum=1)
-        cell, size, prior, _ = self._cells_and_prior(predictions, confidence, judge)
-        positions, classes = check_labelled(labelled, labels, cell.size, self.n_classes)
-        labelled_cells = np.zeros((size.size, self.n_classes))
-        np.add.at(labelled_cells, (cell[positions], classes), 1.0)
-        hyper = prior.hyper_draws(labelled_cells, draws, rng)
-        return prior.mixes(labelled_cells, hyper, rng).mean(axis=0)
+        _, fits = self._fits(predictions, confidence, judge, labelled, labels)
+        mixes = [
+            prior.mixes(cells, prior.hyper_draws(cells, draws, rng), rng).mean(axis=0)
+            for prior, cells, _ in fits
+        ]
+        if judge is None:
+            return mixes[0]
+        # the mix of the cells without the judge holds for each of its judge's cells: a
+        # judge's cell (predicted * C + rank) * S + stratum lies in predicted * S + stratum
+        C, S = self.n_classes, self.n_strata
+        judged = np.arange(mixes[0].shape[0])
+        alone = mixes[1][judged // (C * S) * S + judged % S]
+        weight = _judge_weight(fits)
+        return weight * mixes[0] + (1 - weight) * alone
+
+    def _fits(self, predictions, confidence, judge, labelled, labels):
+        """Return the labelled positions and one ``(CellPrior, labelled cells, sizes)`` per model.
+
+        With a judge, the cells with it and then the cells without it (the two
+        :func:`_judge_weight` weighs); without one, the cells alone. Labels given as classes.
+        """
+        fits, positions = [], None
+        for cut_by in (judge, None) if judge is not None else (None,):
+            cell, size, prior, _ = self._cells_and_prior(predictions, confidence, cut_by)
+            if positions is None:
+                positions, classes = check_labelled(labelled, labels, cell.size, self.n_classes)
+            cells = _labelled_cells(cell[positions], classes, size.size, self.n_classes)
+            fits.append((prior, cells, size))
+        return positions, fits
 
     def _cells_and_prior(self, predictions, confidence, judge):
         """Return each item's cell, the cells' sizes, their prior and the judge's levels."""
@@ -361,22 +380,29 @@ class ClassCalibration:
         return check_positions(items, n_items, "labels' items")
 
 
-def _averaged(fits, n_draws: int, n_classes: int, rng):
-    """Return ``(draws, predicted, true)`` counts of one fit, or of two by their evidence.
+def _judge_weight(fits) -> float | None:
+    """Return the posterior probability of the judge's cells against none (None without).
 
-    ``fits``: ``(CellPrior, labelled cells, cell sizes)`` of the cells with a judge and,
-    second, of the cells without it. Both explain the same labels' right and wrong, so
-    each gets the posterior probability that even prior odds and its evidence
+    ``fits``: :meth:`ClassCalibration._fits`' list. Both ways of cutting explain the same
+    labels' right and wrong, so with even prior odds each gets the share its evidence
     (:meth:`CellPrior.log_evidence <bayeval.models._class_cells.CellPrior.log_evidence>`)
-    give it, and that share of the draws: a judge whose cells do not tell the system's
-    right from its wrong costs only its compute (model card, "Weighed against no judge").
-    Also return the first fit's weight (None with one fit).
+    gives it: a judge whose cells do not tell the system's right from its wrong costs only
+    its compute (model card, "Weighed against no judge").
     """
-    weight, shares = None, [n_draws]
-    if len(fits) == 2:
-        (judged, judged_cells, _), (alone, alone_cells, _) = fits
-        log_odds = judged.log_evidence(judged_cells) - alone.log_evidence(alone_cells)
-        weight = float(special.expit(log_odds))
+    if len(fits) == 1:
+        return None
+    (judged, judged_cells, _), (alone, alone_cells, _) = fits
+    return float(special.expit(judged.log_evidence(judged_cells) - alone.log_evidence(alone_cells)))
+
+
+def _averaged(fits, weight: float | None, n_draws: int, n_classes: int, rng) -> np.ndarray:
+    """Return ``(draws, predicted, true)`` counts of one fit, or of two by ``weight``.
+
+    With two fits (:meth:`ClassCalibration._fits`), the judge's cells give a
+    ``Binomial(n_draws, weight)`` share of the draws and the cells without it the rest.
+    """
+    shares = [n_draws]
+    if weight is not None:
         with_judge = int(rng.binomial(n_draws, weight))
         shares = [with_judge, n_draws - with_judge]
     parts = []
@@ -388,7 +414,7 @@ def _averaged(fits, n_draws: int, n_classes: int, rng):
     confusion = np.concatenate(parts)
     if len(parts) > 1:  # the two fits' draws spread over the chains
         confusion = confusion[rng.permutation(n_draws)]
-    return confusion, weight
+    return confusion
 
 
 def _labelled_cells(item_cell, classes, n_cells: int, n_classes: int) -> np.ndarray:
@@ -425,14 +451,20 @@ def _complete(prior, labelled_cells, size, hyper, rng) -> np.ndarray:
     return out
 
 
-def _augment(spec, fit, item_cell, prior, size, rounds, burn, sweeps, rng):
-    """Return ``(cell counts draws, labelled cell counts per kept round)`` given answers.
+def _augment(spec, fit, models, rounds, burn, sweeps, rng):
+    """Return ``(draws, predicted, true)`` counts, the labelled cells kept and the weight.
 
-    Data augmentation: alternately the prior's hyperparameters and the cells' mixes given the
-    items' classes, then ``sweeps`` times the
+    Data augmentation given several annotators' answers. ``models``: ``(each annotated item's
+    cell, CellPrior, cell sizes)`` of the judge's cells and, second, of the cells without
+    the judge (or of the cells alone, without a judge). Each round, given the items' classes:
+    with two models, one is drawn by its posterior probability (:func:`_judge_weight` of
+    the classes' right and wrong, the cells' mixes summed out, so a Gibbs step on which
+    model holds); then its hyperparameters and cells' mixes; then ``sweeps`` times the
     annotators' confusions given the classes and answers and the classes given both (each
-    item's prior is its cell's mix); ``rounds`` rounds after ``burn`` each complete
-    ``draws / rounds`` pools.
+    item's prior is its cell's mix). ``rounds`` rounds after ``burn`` each complete
+    ``draws / rounds`` pools. Also return the labelled items' counts in the first model's
+    cells per kept round, and the mean over the kept rounds of the first model's
+    probability (None with one model).
     """
     C, n = spec.n_classes, len(fit.items)
     responses, gold_class = fit.responses()
@@ -440,22 +472,29 @@ def _augment(spec, fit, item_cell, prior, size, rounds, burn, sweeps, rng):
     z = np.where(gold, gold_class, fit.class_draws.reshape(-1, n)[-1])
     per = -(-spec.draws // rounds)  # rounds x per >= draws
     ds_prior = fit.spec.confusion_prior(C)
-    parts, kept = [], []
+    parts, kept, weights = [], [], []
     for round_ in range(burn + rounds):
-        labelled_cells = np.zeros(prior.correct.shape)
-        np.add.at(labelled_cells, (item_cell, z), 1.0)
+        fits = [
+            (prior, _labelled_cells(cell, z, size.size, C), size) for cell, prior, size in models
+        ]
+        weight = _judge_weight(fits)
+        chosen = 0 if weight is None or rng.random() < weight else 1
+        (prior, labelled_cells, size), item_cell = fits[chosen], models[chosen][0]
         # one draw of the hyperparameters moves the labels, the others (in the rounds kept)
         # complete the pool
         wanted = per + 1 if round_ >= burn else 1
         hyper = prior.hyper_draws(labelled_cells, wanted, rng)
         if round_ >= burn:
-            parts.append(_complete(prior, labelled_cells, size, hyper[1:], rng))
-            kept.append(labelled_cells)
+            counts = _complete(prior, labelled_cells, size, hyper[1:], rng)
+            parts.append(_by_predicted(counts, C))
+            kept.append(fits[0][1])
+            weights.append(weight)
         theta = prior.mixes(labelled_cells, hyper[:1], rng)[0]
         with np.errstate(divide="ignore"):  # a class a cell's mix has underflowed to zero
             log_prior = np.log(theta[item_cell])
         z = sweep_classes(z, log_prior, responses, ds_prior, gold, sweeps, rng)
-    return np.concatenate(parts)[: spec.draws], np.array(kept)
+    weight = None if len(models) == 1 else float(np.mean(weights))
+    return np.concatenate(parts)[: spec.draws], np.array(kept), weight
 
 
 def _datatree(spec, by_predicted, cells, n_labelled, levels, judge_weight):
