@@ -350,9 +350,11 @@ def test_compare_with_classes_reads_class_columns_and_labels_by_name():
     for row in out["systems"]:  # the reported truth is the macro-F1 of the label column
         assert row["lower"] <= row["difference"] <= row["upper"]
         assert row["true_difference"] == pytest.approx(macro_f1[row["system"]] - macro_f1["a"])
-    # by hand: the systems' predicted classes shown by name, answers by name, q keeps them
+    # by hand, unblinded: the systems' predicted classes shown by name, answers by name, q keeps
+    # them
     table.drop(columns="label").to_csv("unlabelled.csv", index=False)
-    by_hand = ["compare", "--pool", "unlabelled.csv", "--classes", "cat,dog,bird", "--no-report"]
+    by_hand = ["compare", "--pool", "unlabelled.csv", "--classes", "cat,dog,bird", "--no-report",
+               "--unblind"]  # fmt: skip
     first = runner.invoke(app, by_hand, input="cat\ndog\nbird\nq\n")
     assert first.exit_code == 0, first.output
     assert "prediction a" in first.output and "score a" not in first.output

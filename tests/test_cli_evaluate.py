@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 import bayeval as be
 from bayeval.cli import app
+from bayeval.cli._labelling import EXIT_STOPPED
 
 runner = CliRunner()
 
@@ -237,9 +238,10 @@ def test_interactive_loop_with_a_skip_keeps_every_answer_in_a_session(tmp_path, 
         sampler.estimate().value[0], rel=1e-9
     )
     assert _rows(out)["f1"]["truth"] is None
-    # the prompt and each item's fields went to stderr, away from the JSON
+    # the prompt and each item's fields went to stderr, away from the JSON; blind: the item's
+    # id, not the system's score
     first = items.set_index("id").loc[shown[0]]
-    assert str(first["score"]) in result.stderr
+    assert "(id 'item-" in result.stderr and str(first["score"]) not in result.stderr
     assert "'maybe': answer y, n, s, u or q" in result.stderr
     assert "skipped: it stays pending" in result.stderr
 
@@ -250,10 +252,11 @@ def test_quit_reports_the_complete_stages_and_the_session_continues(tmp_path, it
     result = runner.invoke(
         app, [*args, "--report", str(tmp_path / "r")], input="y\nn\ny\nq\n", terminal_width=200
     )  # fmt: skip
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == EXIT_STOPPED, result.output  # stopped before the budget
     text = _flat(result.stdout)
     assert "stopped after 3 of 4 labels; the estimate uses the 2 of complete stages" in text
     assert "every answer given is saved in evaluate_session.db" in text
+    assert "Continue with: this command again (same --session)" in text
     assert (tmp_path / "r" / "estimates.png").exists()
     assert _session(tmp_path / "evaluate_session.db")[1] == 3  # nothing answered is lost
     # the same command continues the session: one more answer completes the budget
@@ -273,7 +276,7 @@ def test_quit_before_a_stage_is_complete_and_end_of_input(tmp_path, items):
                   "--json", "--no-report", "--session", str(db)],
             input=answers,
         )  # fmt: skip
-        assert result.exit_code == 0, result.output
+        assert result.exit_code == EXIT_STOPPED, result.output
         out = _json(result)
         assert (out["completed"], out["labels_used"], out["estimates"]) == (False, 1, [])
         assert _session(db)[1] == 1
@@ -282,17 +285,35 @@ def test_quit_before_a_stage_is_complete_and_end_of_input(tmp_path, items):
 def test_a_continued_session_must_agree_with_the_options(tmp_path, items):
     path = _unlabelled(items, tmp_path)
     args = ["evaluate", "--pool", str(path), "--budget", "2", "--batch-size", "2", "--no-report"]
-    assert runner.invoke(app, args, input="y\nq\n").exit_code == 0
+    assert runner.invoke(app, args, input="y\nq\n").exit_code == EXIT_STOPPED
     result = runner.invoke(app, [*args, "--measure", "precision"], input="y\n")
     assert result.exit_code == 2
     assert "was created with --measure f1, not precision" in _flat(result.output)
+
+
+def test_blind_by_default_and_the_score_only_when_unblinded(tmp_path, items):
+    # the person labelling sees the pool file's own fields (here a text), never the system's
+    # score or prediction unless asked for
+    texts = items.iloc[:400].assign(text=[f"pair {i}" for i in range(400)])
+    path = _write(texts.drop(columns="label"), tmp_path / "texts.csv")
+    args = ["evaluate", "--pool", str(path), "--budget", "2", "--batch-size", "2", "--no-report"]
+    for unblind in ([], ["--unblind"]):
+        db = tmp_path / f"{len(unblind)}.db"
+        result = runner.invoke(app, [*args, "--session", str(db), *unblind], input="y\ny\n",
+                               terminal_width=200)  # fmt: skip
+        assert result.exit_code == 0, result.output
+        first = texts.set_index("id").loc[_shown(result.stdout)[0]]
+        assert f"│ {first['text']} " in result.stdout
+        shows_system = "│ score " in result.stdout or "│ prediction " in result.stdout
+        assert shows_system == bool(unblind), result.stdout
+        assert (str(first["score"]) in result.stdout) == bool(unblind)
 
 
 def test_interactive_hides_the_label_column(tmp_path, items):
     path = _write(items.iloc[:400], tmp_path / "labelled.csv")
     result = runner.invoke(
         app, ["evaluate", "--pool", str(path), "--interactive", "--budget", "2",
-              "--batch-size", "2", "--no-report"],
+              "--batch-size", "2", "--no-report", "--unblind"],
         input="y\ny\n",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -317,11 +338,11 @@ def test_a_judge_column_narrows_the_interval_and_is_never_shown(tmp_path, items)
     assert widths["judge"] < 0.9 * widths["alone"], widths
     result = runner.invoke(
         app, ["evaluate", "--pool", str(path), "--judge-column", "llm", "--interactive",
-              "--budget", "2", "--batch-size", "2", "--no-report"],
+              "--budget", "2", "--batch-size", "2", "--no-report", "--unblind"],
         input="y\ny\n",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert "│ score " in result.stdout and "llm" not in result.stdout
+    assert "│ score " in result.stdout and "llm" not in result.stdout  # unblinded, not the judge
     session = be.Session.open(tmp_path / "evaluate_session.db", read_only=True)
     np.testing.assert_array_equal(session.sampler.pool.judge, judged["llm"])
     session.close()

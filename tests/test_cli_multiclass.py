@@ -110,7 +110,7 @@ def test_label_export_and_import_keep_class_names(tmp_path):
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     result = runner.invoke(
-        app, ["export", "s.db", "out.csv", "--label-studio-config", "config.xml"]
+        app, ["export", "s.db", "out.csv", "--label-studio-config", "config.xml", "--unblind"]
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert '<Choice value="frog"/>' in (tmp_path / "config.xml").read_text()

@@ -88,15 +88,21 @@ def test_the_item_fields_come_from_data_or_the_pool(tmp_path, pool_csv):
     path = tmp_path / "labels.db"
     first = _first_questions(pool_csv, tmp_path)
     data = tmp_path / "records.csv"
-    pd.DataFrame({"id": first[:1], "name": ["Ada Lovelace"]}).to_csv(data, index=False)
+    # a --data table that also holds a system's score (as a pool file does): blind, it is not
+    # shown
+    records = pd.DataFrame({"id": first[:1], "name": ["Ada Lovelace"], "score": [0.123456]})
+    records.to_csv(data, index=False)
     result = _label(path, "--data", str(data), input="y\ny\nq\n", pool=pool_csv)
     assert result.exit_code == 0, result.output
-    assert "Ada Lovelace" in result.stdout
+    assert "Ada Lovelace" in result.stdout and "0.123456" not in result.stdout
     assert f"--data has no row with id '{first[1]}'" in _flat(result.stdout)
     score = pd.read_csv(pool_csv).set_index("id").loc[first[2], "score"]
-    result = _label(path, input="q\n")  # continued: the session's pool fields
+    result = _label(path, input="q\n")  # continued: the session's pool fields, blind
     assert result.exit_code == 0, result.output
     assert f"continuing session {path}" in _flat(result.stdout)
+    assert f"id {first[2]!r}" in result.stdout and str(score)[:6] not in result.stdout
+    result = _label(path, "--unblind", input="q\n")  # asked for: the system's score too
+    assert result.exit_code == 0, result.output
     assert f"id {first[2]!r}" in result.stdout and str(score)[:6] in result.stdout
 
 

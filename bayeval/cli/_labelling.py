@@ -61,6 +61,31 @@ def answer_keys(classes: tuple[str, ...] | None) -> tuple[dict, str, str]:
 #: the bundled FEBRL pairs' predictions).
 POOL_COLUMNS = ("id", "score", "prediction", "predicted")
 
+#: Exit status of a labelling run stopped (``q``, end of input) before the budget or stop rule
+#: it was given: every answer is saved and the same command continues it. Ctrl-C exits with 130.
+EXIT_STOPPED = 3
+
+UNBLIND_HELP = (
+    "Show the annotator the system's score and prediction (default: blind, the item's own "
+    "fields only, so the system cannot sway the label)."
+)
+
+
+def blinded(frame, unblind: bool):
+    """Return ``frame`` without the system's columns (score, prediction) unless ``unblind``.
+
+    What an annotator is shown of an item: a pool file given as ``--data`` holds the system's
+    score and prediction beside the item's own fields.
+    """
+    if frame is None or unblind:
+        return frame
+    system = [
+        c for c in frame.columns
+        if str(c) in POOL_COLUMNS[1:] or str(c).startswith(("score[", "prediction["))
+    ]  # fmt: skip
+    return frame.drop(columns=system)
+
+
 #: Width, in characters, of the labelling loop's progress bar.
 BAR = 24
 
@@ -92,13 +117,24 @@ class Labeller:
         A model selection session: once its stopping rule holds (or the budget is spent), an
         audit of this many disagreements and agreements (:meth:`Session.ask_audit`), then
         stop. Pending questions are answered first.
+    unblind : bool, default False
+        Show the system's score and prediction with each item (by default the annotator sees
+        the item's fields only: ``table`` and ``extra`` without the system's columns).
+
+    Attributes
+    ----------
+    stopped : bool
+        Whether the last :meth:`run` stopped at ``q`` or the end of input.
     """
 
     def __init__(
         self, session, console, table, extra, annotator, batch_size, budget, width, prob,
-        on_stage=None, second_opinions=None, audit=None,
+        on_stage=None, second_opinions=None, audit=None, unblind=False,
     ):  # fmt: skip
+        table, extra = blinded(table, unblind), blinded(extra, unblind)
         self.session, self.console, self.table, self.extra = session, console, table, extra
+        self.unblind, self.stopped = unblind, False
+        self.resume = f"bayeval label {session.path}"  # how the summary says to continue
         self.annotator, self.batch_size, self.budget = annotator, batch_size, budget
         self.width, self.prob, self.on_stage = width, prob, on_stage
         self.repeated_draws = session.meta["sampler"] == "stochastic_ais"
@@ -171,6 +207,7 @@ class Labeller:
             answer = self._ask_key()
             if answer == "quit":
                 self.say(f"quit: every answer given is saved in {self.session.path}.")
+                self.stopped = True
                 return
             if answer == "skip":
                 if again:
@@ -364,6 +401,8 @@ class Labeller:
         fields: list[tuple[str, Any]] = [("id", item)]
         if self.extra is not None:  # the other columns of the --pool file, in pool order
             fields += list(self.extra.iloc[position].items())
+        if not self.unblind:
+            return fields, note
         scores, predictions = pool.scores[position], pool.predictions[position]
         if pool.classes is not None:  # predicted classes by name
             predictions = np.asarray(pool.classes)[predictions]
@@ -410,7 +449,7 @@ class Labeller:
         self.say(
             f"{self.answered:,} answers recorded in this run{rejudged}; the session has "
             f"{sess.labels_count():,} labels and {len(sess.pending):,} pending. "
-            f"Continue with: bayeval label {sess.path}"
+            f"Continue with: {self.resume}"
         )
         text = estimate_text(sess, self.prob)
         self.say(f"estimate: {text}")

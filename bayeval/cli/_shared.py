@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -28,6 +28,17 @@ __all__ = [
 MeasureName = StrEnum(
     "MeasureName", [(name, name) for name in dict.fromkeys([*NAMES, *MULTICLASS_NAMES])]
 )
+
+#: ``--unblind`` of the commands that show items to annotators or write them out for them.
+UnblindOption = Annotated[
+    bool,
+    typer.Option(
+        "--unblind",
+        help="Show the annotators the system's score and prediction (and, in an export, the "
+        "stage, stratum and selection probability). Default: blind, the item's own fields "
+        "only, so the system cannot sway a label.",
+    ),
+]
 
 CLASSES_HELP = (
     "A multiclass pool: its class names, separated by commas (e.g. cat,dog,bird). The "

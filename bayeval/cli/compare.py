@@ -22,6 +22,7 @@ from bayeval.cli._labelling import KEYS_HELP, Labeller
 from bayeval.cli._sessions import open_session, same_pool
 from bayeval.cli._shared import (
     MeasureName,
+    UnblindOption,
     bad,
     classes_option,
     error,
@@ -144,6 +145,7 @@ def compare(
     ] = Path("compare_report"),
     no_report: Annotated[bool, typer.Option("--no-report", help="Write no plots.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    unblind: UnblindOption = False,
 ) -> None:
     """Label where systems disagree until the best is clear; report P(best) and differences."""
     from rich.console import Console
@@ -178,7 +180,7 @@ def compare(
     options = {"target": target, "regret": regret, "choose": choose}
     console = Console(stderr=as_json, highlight=False)
     if source.truth is None:
-        where = (session, annotator, budget, prob, (audit, audit_agreements))
+        where = (session, annotator, budget, prob, (audit, audit_agreements), unblind)
         sampler, history, audited, levels = _label_by_hand(
             source, chosen, options, seed, where, console
         )
@@ -261,7 +263,7 @@ def _label_by_hand(source, measure, options, seed, where, console):
 
     from bayeval.session import Session
 
-    path, annotator, budget, prob, audit = where
+    path, annotator, budget, prob, audit, unblind = where
     created = not path.exists()
     if not created:
         sess = open_session(path, read_only=False)
@@ -298,7 +300,8 @@ def _label_by_hand(source, measure, options, seed, where, console):
     shown = source.items.drop(columns=["id", *source.pool.systems], errors="ignore")
     extra = shown if len(shown.columns) else None
     loop = Labeller(sess, console, None, extra, annotator, 1, budget, None, prob,
-                    on_stage=record, audit=audit if audit[0] else None)  # fmt: skip
+                    on_stage=record, audit=audit if audit[0] else None,
+                    unblind=unblind)  # fmt: skip
     audited = levels = None
     try:
         loop.intro(created)

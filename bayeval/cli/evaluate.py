@@ -17,11 +17,12 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from bayeval.cli._labelling import KEYS_HELP, POOL_COLUMNS, Labeller
+from bayeval.cli._labelling import EXIT_STOPPED, KEYS_HELP, POOL_COLUMNS, Labeller
 from bayeval.cli._sessions import open_or_create
 from bayeval.cli._shared import (
     CLASSES_HELP,
     MeasureName,
+    UnblindOption,
     bad,
     classes_option,
     load_source,
@@ -51,7 +52,10 @@ HELP = "\n\n".join(
         "simulation); without one, each chosen item is shown and you answer it at the "
         "terminal, as with bayeval label: every answer is kept in the --session file as it is "
         "given, so you can stop anywhere (q, end of input, Ctrl-C) and continue later with this "
-        "command or bayeval label. " + KEYS_HELP,
+        "command or bayeval label; a run stopped before the budget exits with status "
+        f"{EXIT_STOPPED} (130 at Ctrl-C). The person labelling sees the item's own fields (the "
+        "pool file's other columns), not the system's score or prediction, unless --unblind. "
+        + KEYS_HELP,
         "With --classes the pool is multiclass: accuracy, macro-F1 and balanced accuracy are "
         "estimated from uniform (passive) or stratified labels, or with --sampler "
         "active_stratified from labels sent where the model of the labels is least sure (the "
@@ -142,22 +146,28 @@ class Tracker:
 _KEYS = ("estimate", "lower", "upper")
 
 
-def _label_interactively(session, created, source, tracker, console, args) -> bool:
-    """Label at the terminal in ``session``; return whether the budget was reached.
+def _label_interactively(session, created, source, tracker, console, args) -> tuple[bool, int]:
+    """Label at the terminal in ``session``; return whether the budget was reached, and a status.
 
-    The loop of ``bayeval label`` (:class:`~bayeval.cli._labelling.Labeller`): every answer is
-    committed to the session file as it is given, so a run stopped anywhere loses nothing and
-    ``bayeval label`` (or this command again) continues it. The session is closed on return.
+    The status: 0, ``EXIT_STOPPED`` at ``q`` or the end of input before the budget, 130 at
+    Ctrl-C. The loop of ``bayeval label`` (:class:`~bayeval.cli._labelling.Labeller`): every
+    answer is committed to the session file as it is given, so a run stopped anywhere loses
+    nothing and ``bayeval label`` (or this command again) continues it. The session is closed
+    on return.
     """
-    budget, batch_size, prob, annotator = args
+    budget, batch_size, prob, annotator, unblind = args
     shown = source.items.drop(columns=[*POOL_COLUMNS, "label"], errors="ignore")
     loop = Labeller(session, console, None, shown if len(shown.columns) else None, annotator,
-                    batch_size, budget, None, prob, on_stage=tracker.record_session)  # fmt: skip
+                    batch_size, budget, None, prob, on_stage=tracker.record_session,
+                    unblind=unblind)  # fmt: skip
+    loop.resume = f"this command again (same --session), or bayeval label {session.path}"
+    code = 0
     try:
         loop.intro(created)
         loop.run()
     except KeyboardInterrupt:
         loop.say(f"\ninterrupted: every answer given is saved in {session.path}.")
+        code = 130
     finally:
         try:
             loop.summary()
@@ -165,7 +175,8 @@ def _label_interactively(session, created, source, tracker, console, args) -> bo
             session.close()
     if not tracker.estimates and session.sampler.stage > 0:  # a continued session's stages
         tracker.record(session.sampler.labels_used, session.sampler.estimate())
-    return session.labels_count() >= budget and not len(session.pending)
+    completed = session.labels_count() >= budget and not len(session.pending)
+    return completed, code or (EXIT_STOPPED if loop.stopped and not completed else 0)
 
 
 def _simulate(sampler, source, measure, budget, batch_size, tracker, quiet) -> None:
@@ -256,6 +267,7 @@ def evaluate(
     ] = Path("evaluate_report"),
     no_report: Annotated[bool, typer.Option("--no-report", help="Write no plots.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    unblind: UnblindOption = False,
 ) -> None:
     """Label items chosen by a sampler and estimate precision, recall and F1 with intervals."""
     from rich.console import Console
@@ -284,8 +296,8 @@ def evaluate(
         )
         instance = sess.sampler
         tracker = Tracker(instance, chosen.name, prob)
-        completed = _label_interactively(
-            sess, created, source, tracker, console, (budget, batch_size, prob, annotator)
+        completed, code = _label_interactively(
+            sess, created, source, tracker, console, (budget, batch_size, prob, annotator, unblind)
         )
     else:
         try:
@@ -298,7 +310,7 @@ def evaluate(
         except ValueError as err:  # the sampler ran out of items it can draw
             typer.echo(f"error after {instance.labels_used:,} labels: {err}", err=True)
             raise typer.Exit(code=2) from None
-        completed = True
+        completed, code = True, 0
     seconds = time.perf_counter() - start
     truth = _true_values(source, tracker)
     files = [] if no_report or not tracker.estimates else _write_report(
@@ -312,6 +324,8 @@ def evaluate(
         typer.echo(json.dumps(result, indent=2))
     else:
         _print(result, source, console, _model_text(instance.default_model(), source.pool))
+    if code:  # stopped by hand before the budget: every answer is in the session
+        raise typer.Exit(code=code)
 
 
 def _model_text(model, pool) -> str:

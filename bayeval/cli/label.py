@@ -24,11 +24,19 @@ from typing import Annotated
 
 import typer
 
-from bayeval.cli._labelling import KEYS_HELP, POOL_COLUMNS, Labeller, estimate_rows
+from bayeval.cli._labelling import (
+    EXIT_STOPPED,
+    KEYS_HELP,
+    POOL_COLUMNS,
+    Labeller,
+    blinded,
+    estimate_rows,
+)
 from bayeval.cli._sessions import check_second_opinions, open_or_create, open_session
 from bayeval.cli._shared import (
     CLASSES_HELP,
     MeasureName,
+    UnblindOption,
     bad,
     classes_option,
     error,
@@ -54,12 +62,14 @@ LABEL_HELP = "\n\n".join(
         "measure, sampler, seed or label rule).",
         "Pending questions are answered first, then a batch of --batch-size items is asked, and "
         "so on. Each item is shown with the fields of its row of --data (a table with an id "
-        "column); without --data, with its id, the other columns of the --pool file (when "
-        "given), its score and its prediction. " + KEYS_HELP,
+        "column); without --data, with its id and the other columns of the --pool file (when "
+        "given). Blind by default: the system's score and prediction (columns score, "
+        "prediction) are not shown unless --unblind. " + KEYS_HELP,
         "After each answer the progress is shown: labels so far (of --budget), and, once a "
         "stage is complete, the estimate and the width of its --prob confidence interval. The "
         "loop stops when --budget labels are given or the interval of the measure is narrower "
-        "than --width.",
+        f"than --width; stopped by hand (q, end of input) before either, it exits with status "
+        f"{EXIT_STOPPED} (130 at Ctrl-C).",
     ]
 )
 
@@ -187,6 +197,7 @@ def label(
             "weighs every answer by how far its annotator is trusted.",
         ),
     ] = None,
+    unblind: UnblindOption = False,
 ) -> None:
     """Label items at the terminal in a session file (created from --pool if it is new)."""
     from rich.console import Console
@@ -209,7 +220,8 @@ def label(
         if second_opinions is not None:
             check_second_opinions(session, annotator, sess)
         loop = Labeller(sess, Console(highlight=False), table, extra, annotator, batch_size,
-                         budget, width, prob, second_opinions=second_opinions)  # fmt: skip
+                         budget, width, prob, second_opinions=second_opinions,
+                         unblind=unblind)  # fmt: skip
     except BaseException:
         sess.close()
         raise
@@ -217,6 +229,9 @@ def label(
     try:
         loop.intro(created)
         loop.run()
+        # q or the end of input before a stop rule the command was given
+        stop_rule = budget is not None or width is not None or second_opinions is not None
+        code = EXIT_STOPPED if loop.stopped and stop_rule else 0
     except KeyboardInterrupt:
         loop.say(f"\ninterrupted: every answer given is saved in {sess.path}.")
         code = 130
@@ -381,6 +396,7 @@ def export(
             "commas (default: Positive=1,Negative=0).",
         ),
     ] = None,
+    unblind: UnblindOption = False,
 ) -> None:
     """Write a session's pending questions to a file, to be labelled elsewhere.
 
@@ -390,15 +406,16 @@ def export(
     from bayeval.session.exchange import label_studio_config as make_config
 
     mapping = _choices(choices)
-    table = _read_data(data)
+    table = blinded(_read_data(data), unblind)  # a pool file as --data: its own fields only
     fields = [] if table is None else [str(c) for c in table.columns if str(c) != "id"]
     sess = open_session(session, read_only=True)
     try:
         frame = None if table is None else _export_frame(table, sess.sampler.pool)
         try:
             count = sess.export_pending(
-                out, format=None if file_format is None else file_format.value, data=frame
-            )
+                out, format=None if file_format is None else file_format.value, data=frame,
+                blind=not unblind,
+            )  # fmt: skip
         except (OSError, ValueError) as err:
             raise error(err) from None
     finally:

@@ -63,7 +63,7 @@ class Sampler(ABC):
         # the same labels as sorted positions and values, for vectorised look-ups
         self._sorted_positions = np.empty(0, dtype=np.int64)
         self._sorted_labels = np.empty(0, dtype=np.int8)
-        self._pending: set[int] = set()
+        self._pending: dict[int, None] = {}  # positions asked and not told, in the order asked
         self._selected_with: dict[int, float] = {}  # see question_probability
         self.stage = 0
         # posterior draws get their own seed, so calling estimate() changes no later draw
@@ -80,8 +80,8 @@ class Sampler(ABC):
 
     @property
     def pending(self) -> np.ndarray:
-        """Ids asked for and not yet told."""
-        return self._ids(np.array(sorted(self._pending), dtype=np.int64))
+        """Ids asked for and not yet told, in the order asked (a resumed session asks them so)."""
+        return self._ids(np.fromiter(self._pending, np.int64, len(self._pending)))
 
     def is_labelled(self, positions: Any) -> np.ndarray:
         """Return whether each pool position already has a label (``(n,)`` booleans)."""
@@ -129,7 +129,7 @@ class Sampler(ABC):
                 f"pending); got {n}."
             )
         positions = self._ask(n)
-        self._pending.update(int(p) for p in positions)
+        self._pending.update(dict.fromkeys(int(p) for p in positions))
         return self._ids(positions)
 
     def tell(self, ids: Any, labels: Any) -> None:
@@ -163,7 +163,7 @@ class Sampler(ABC):
                     f"`ids` must be pending items returned by ask(); id {self._ids(p)!r} {state}."
                 )
         for p, y in zip(positions, values, strict=True):
-            self._pending.discard(int(p))
+            del self._pending[int(p)]
             self._labels[int(p)] = int(y)
         order = np.argsort(positions)
         at = np.searchsorted(self._sorted_positions, positions[order])
@@ -502,7 +502,7 @@ class ImportanceSampler(Sampler):
 
     def _ask(self, n: int) -> np.ndarray:
         new: list[int] = []
-        seen = set(self._labels) | self._pending
+        seen = set(self._labels) | self._pending.keys()
         while len(new) < n:
             # draw in blocks of the number still wanted; keep every draw up to the n-th new item
             positions, q = self._draw(max(n - len(new), 1))

@@ -355,7 +355,7 @@ class ModelSelection(Sampler):
                 )
             drawn.append(self._rng.choice(free, size=wanted, replace=False) if wanted else free[:0])
         positions = np.concatenate(drawn)
-        self._pending.update(int(p) for p in positions)
+        self._pending.update(dict.fromkeys(int(p) for p in positions))
         self._audit.extend(int(p) for p in positions)
         return self._ids(positions)
 

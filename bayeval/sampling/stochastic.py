@@ -91,9 +91,9 @@ class StochasticAIS(AIS):
 
     @property
     def pending(self) -> np.ndarray:
-        """Ids of draws asked for and not yet told (an id appears once per draw)."""
-        waiting = [p for p, queue in self._waiting.items() for _ in queue]
-        return self._ids(np.array(sorted(waiting), dtype=np.int64))
+        """Ids of draws asked for and not yet told, in the order drawn (once per draw)."""
+        waiting = sorted((draw, p) for p, queue in self._waiting.items() for draw in queue)
+        return self._ids(np.array([p for _, p in waiting], dtype=np.int64))
 
     @validate(n=Optional(Integer(minimum=1)))
     def ask(self, n: int | None = None) -> np.ndarray:

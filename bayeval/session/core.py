@@ -634,7 +634,7 @@ class Session:
         return self.sampler.pending
 
     # -- exchange with other labelling tools --------------------------------------------------
-    def export_pending(self, path: Any, format: str | None = None, data: Any = None) -> int:
+    def export_pending(self, path: Any, format: str | None = None, data=None, blind=True) -> int:
         """Write the pending questions to a file for labelling elsewhere; return how many.
 
         See :func:`bayeval.session.exchange.export_pending` (and its module notes for an
@@ -648,6 +648,9 @@ class Session:
             Default from the suffix of ``path``: ``.csv``, ``.jsonl``, ``.json``.
         data : pandas.DataFrame, optional
             More columns per question (e.g. the text to judge), indexed by pool id.
+        blind : bool, default True
+            Leave out the system's scores and predictions and the design's stage, stratum
+            and selection probability, which could sway the people labelling.
 
         Returns
         -------
@@ -656,7 +659,7 @@ class Session:
         """
         from bayeval.session.exchange import export_pending
 
-        return export_pending(self, path, format=format, data=data)
+        return export_pending(self, path, format=format, data=data, blind=blind)
 
     def import_answers(
         self,

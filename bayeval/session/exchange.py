@@ -5,18 +5,23 @@ and :func:`import_answers` records the answers read back from one. Three formats
 
 ``"csv"`` and ``"jsonl"`` (suffixes ``.csv``, ``.jsonl``)
     One row (one JSON object a line) per question, in the order asked: ``id``, ``label``
-    (empty: to fill in), ``annotator`` (empty), ``stage``, ``stratum``, ``probability`` (the
-    item's selection probability), ``score`` and ``prediction`` (``score[<system>]`` and
-    ``prediction[<system>]`` for several systems), then the columns of ``data``. Import reads
+    (empty: to fill in), ``annotator`` (empty), then the columns of ``data``. Import reads
     ``id``, ``label`` (0, 1, true or false; empty: not answered yet) and, if present,
     ``annotator``; every other column is ignored.
 ``"label-studio"`` (suffix ``.json``)
-    Export writes Label Studio tasks: ``{"data": {"bayeval_id", "score", "prediction", <data
-    columns>}, "meta": {"bayeval_id", "stage", "stratum", "probability"}}``; import reads the
+    Export writes Label Studio tasks: ``{"data": {"bayeval_id", <data columns>}, "meta":
+    {"bayeval_id"}}``; import reads the
     project's JSON export (the tasks with their ``annotations``). Each annotation that is
     neither cancelled nor empty is an answer: its choice is mapped to a label by ``choices``
     and its annotator is the ``completed_by`` user's email (else ``"label-studio:<user id>"``).
     :func:`label_studio_config` gives a labelling configuration for such a project.
+
+The export is blind by default: the people labelling see the item's id and ``data``, never
+the system's score or prediction, nor where the design drew the item (its stage, stratum and
+selection probability), which could sway their answer. ``blind=False`` adds them: ``stage``,
+``stratum``, ``probability`` (empty where not defined), ``score`` and ``prediction``
+(``score[<system>]`` and ``prediction[<system>]`` for several systems) after ``annotator``;
+for Label Studio the scores and predictions in ``data`` and the rest in ``meta``.
 
 Answers are checked, for the whole file, before any is recorded: an unknown id, an item never
 asked or a label outside the label space raises ``ValueError`` naming the file, the row (or
@@ -40,8 +45,8 @@ Examples
 >>> sess.export_pending(folder / "questions.csv")
 5
 >>> sheet = pd.read_csv(folder / "questions.csv")        # labelled elsewhere, e.g. by hand
->>> list(sheet.columns[:6])
-['id', 'label', 'annotator', 'stage', 'stratum', 'probability']
+>>> list(sheet.columns)                                  # blind: nothing of the system
+['id', 'label', 'annotator']
 >>> sheet["label"] = truth[sheet["id"]].astype(int)
 >>> sheet.to_csv(folder / "answers.csv", index=False)
 >>> sess.import_answers(folder / "answers.csv", annotator="ann")
@@ -120,7 +125,9 @@ class _Answer:
 
 # -- export --------------------------------------------------------------------------------------
 @validate(format=Optional(OneOf(FORMATS)))
-def export_pending(session: Any, path: Any, format: str | None = None, data: Any = None) -> int:
+def export_pending(
+    session: Any, path: Any, format: str | None = None, data: Any = None, blind: bool = True
+) -> int:
     """Write the pending questions of ``session`` to a file, in the order they were asked.
 
     Parameters
@@ -135,6 +142,9 @@ def export_pending(session: Any, path: Any, format: str | None = None, data: Any
     data : pandas.DataFrame, optional
         More columns for each question (e.g. the text to judge), indexed by pool id; every
         pending id must be in its index.
+    blind : bool, default True
+        Leave out the system's scores and predictions and the design's stage, stratum and
+        selection probability (see the module's notes).
 
     Returns
     -------
@@ -149,13 +159,8 @@ def export_pending(session: Any, path: Any, format: str | None = None, data: Any
 
     Notes
     -----
-    Fields, for csv and jsonl: ``id``, ``label`` and ``annotator`` (empty, to fill in),
-    ``stage``, ``stratum`` (empty for samplers without strata), ``probability`` (the
-    probability the item was selected with; empty where not defined), ``score`` and
-    ``prediction`` (``score[<system>]``, ``prediction[<system>]`` for several systems), then
-    the columns of ``data``. Label Studio tasks carry the id, scores, predictions and ``data``
-    in ``data`` (the id as ``bayeval_id``), and ``bayeval_id``, ``stage``, ``stratum`` and
-    ``probability`` in ``meta``. Integer ids are written as numbers, string ids as strings.
+    The fields of each format, blind and not, are in the module's notes. Integer ids are
+    written as numbers, string ids as strings.
     """
     path = Path(path)
     fmt = _format(path, format)
@@ -163,24 +168,19 @@ def export_pending(session: Any, path: Any, format: str | None = None, data: Any
     pool = session.sampler.pool
     positions = np.array([q[0] for q in questions], dtype=np.int64)
     ids = _to_python(session.sampler.pool.ids_at(positions))
-    pool_columns = _pool_columns(pool, positions)
-    extra = _data_columns(data, ids, (*_FIELDS, "bayeval_id", *pool_columns))
+    fields = _FIELDS[:3] if blind else _FIELDS
+    pool_columns = {} if blind else _pool_columns(pool, positions)
+    extra = _data_columns(data, ids, (*fields, "bayeval_id", *pool_columns))
     rows = []
     for k, (_, stage, stratum, probability) in enumerate(questions):
-        rows.append(
-            {
-                "id": ids[k],
-                "label": None,
-                "annotator": None,
-                "stage": stage,
-                "stratum": stratum,
-                "probability": probability,
-                **{name: values[k] for name, values in pool_columns.items()},
-                **{name: values[k] for name, values in extra.items()},
-            }
-        )
+        design = {"stage": stage, "stratum": stratum, "probability": probability}
+        row = {"id": ids[k], "label": None, "annotator": None}
+        row.update({} if blind else design)
+        row.update((name, values[k]) for name, values in pool_columns.items())
+        row.update((name, values[k]) for name, values in extra.items())
+        rows.append(row)
     if fmt == "csv":
-        _write_csv(path, rows, [*_FIELDS, *pool_columns, *extra])
+        _write_csv(path, rows, [*fields, *pool_columns, *extra])
     elif fmt == "jsonl":
         with path.open("w", encoding="utf-8", newline="\n") as handle:
             for row in rows:

@@ -2,11 +2,12 @@
 
 :func:`bayeval.session.exchange.export_pending` and
 :func:`~bayeval.session.exchange.import_answers` speak the ``"label-studio"`` format through
-this module. A task carries the item's id as ``bayeval_id`` (in ``data`` and ``meta``), its
-scores, predictions and extra columns in ``data``, and ``stage``, ``stratum`` and
-``probability`` in ``meta``. An answer is an annotation that is neither cancelled nor empty: its
-single choice (of the ``Choices`` tag named ``label``) maps to a label through ``choices``, and
-its annotator is the ``completed_by`` user's email (else ``"label-studio:<user id>"``).
+this module. A task carries the item's id as ``bayeval_id`` (in ``data`` and ``meta``) and
+its extra columns in ``data``; unblinded, also its scores and predictions in ``data`` and its
+``stage``, ``stratum`` and ``probability`` in ``meta``. An answer is an annotation that is
+neither cancelled nor empty: its single choice (of the ``Choices`` tag named ``label``) maps to
+a label through ``choices``, and its annotator is the ``completed_by`` user's email (else
+``"label-studio:<user id>"``).
 
 Examples
 --------
@@ -37,12 +38,14 @@ DEFAULT_CHOICES = {"Positive": 1, "Negative": 0}
 def tasks(rows: list[dict], columns: Sequence[str]) -> list[dict]:
     """Return one Label Studio task per question row of ``export_pending``.
 
-    ``columns`` are the pool's and the user's columns, shown in the task's ``data``.
+    ``columns`` are the pool's and the user's columns, shown in the task's ``data``; the
+    design's fields of a row (``stage``, ``stratum``, ``probability``), where it has them, go
+    to its ``meta``.
     """
     out = []
     for row in rows:
         data = {"bayeval_id": row["id"], **{name: row[name] for name in columns}}
-        meta = {key: row[key] for key in ("stage", "stratum", "probability")}
+        meta = {key: row[key] for key in ("stage", "stratum", "probability") if key in row}
         out.append({"data": data, "meta": {"bayeval_id": row["id"], **meta}})
     return out
 

@@ -123,14 +123,15 @@ def test_importing_the_same_file_twice_changes_nothing(tmp_path, fmt):
         assert sess.import_answers(tmp_path / f"a{SUFFIX[fmt]}", annotator="ann").recorded == 0
 
 
+@pytest.mark.parametrize("blind", [True, False])
 @pytest.mark.parametrize("kind", ["default", "int", "str"])
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_ids_keep_their_type_and_the_export_carries_the_questions(tmp_path, kind, fmt):
+def test_ids_keep_their_type_and_the_export_carries_the_questions(tmp_path, kind, fmt, blind):
     pool = _pool(kind)
     with Session.create(tmp_path / "s.db", pool, F1, "static_is", rng=5) as sess:
         asked = sess.ask(6)
         out = tmp_path / f"q{SUFFIX[fmt]}"
-        sess.export_pending(out)
+        sess.export_pending(out, blind=blind)
         questions = sess._db.execute(
             "SELECT stage, stratum, probability FROM questions ORDER BY event, rank"
         ).fetchall()
@@ -151,11 +152,14 @@ def test_ids_keep_their_type_and_the_export_carries_the_questions(tmp_path, kind
             want = str if kind == "str" else int
             assert all(type(r["id"]) is want for r in records)
             assert all(r.get("label") is None and r.get("annotator") is None for r in records)
-        got = [(int(r["stage"]), int(r["stratum"]), float(r["probability"])) for r in records]
-        assert got == questions
-        positions = pool.positions(asked)
-        np.testing.assert_allclose([r["score"] for r in records], SCORES[positions])
-        assert [int(r["prediction"]) for r in records] == (SCORES[positions] >= 0.5).tolist()
+        if blind:  # the item's id only: nothing of the system or the design
+            assert all(set(r) <= {"id", "label", "annotator", "bayeval_id"} for r in records)
+        else:
+            got = [(int(r["stage"]), int(r["stratum"]), float(r["probability"])) for r in records]
+            assert got == questions
+            positions = pool.positions(asked)
+            np.testing.assert_allclose([r["score"] for r in records], SCORES[positions])
+            assert [int(r["prediction"]) for r in records] == (SCORES[positions] >= 0.5).tolist()
         _fill(fmt, out, tmp_path / f"a{SUFFIX[fmt]}", _truth(pool))
         assert sess.import_answers(tmp_path / f"a{SUFFIX[fmt]}").recorded == 6
         assert sess.answers()["id"].tolist() == asked.tolist()
@@ -169,7 +173,7 @@ def test_several_systems_have_a_column_each_and_data_columns_follow(tmp_path):
     )
     with Session.create(tmp_path / "s.db", pool, F1, "static_is", rng=2) as sess:
         asked = sess.ask(5)
-        sess.export_pending(tmp_path / "q.csv", data=text)
+        sess.export_pending(tmp_path / "q.csv", data=text, blind=False)
         sheet = pd.read_csv(tmp_path / "q.csv")
         assert list(sheet.columns) == [
             "id", "label", "annotator", "stage", "stratum", "probability",
@@ -180,11 +184,16 @@ def test_several_systems_have_a_column_each_and_data_columns_follow(tmp_path):
         assert sheet["prediction[a]"].tolist() == pool.predictions[positions, 0].tolist()
         assert sheet["text"].tolist() == [f"text of {i}" for i in asked]
         assert sheet["length"].tolist() == positions.tolist()
-        sess.export_pending(tmp_path / "q.json", data=text[["text"]])
+        sess.export_pending(tmp_path / "q.json", data=text[["text"]], blind=False)
         task = json.loads((tmp_path / "q.json").read_text())[0]
         assert set(task["data"]) == {
             "bayeval_id", "score[a]", "score[b]", "prediction[a]", "prediction[b]", "text"
         }  # fmt: skip
+        sess.export_pending(tmp_path / "blind.json", data=text[["text"]])  # the default
+        task = json.loads((tmp_path / "blind.json").read_text())[0]
+        assert set(task["data"]) == {"bayeval_id", "text"} and task["meta"] == {
+            "bayeval_id": task["data"]["bayeval_id"]
+        }
         assert task["data"]["text"] == f"text of {asked[0]}"
         _fill("csv", tmp_path / "q.csv", tmp_path / "a.csv", _truth(pool))
         assert sess.import_answers(tmp_path / "a.csv").recorded == 5
@@ -364,7 +373,11 @@ def test_bad_formats_and_data_are_refused(tmp_path):
         with pytest.raises(ValueError, match=rf"row for every pending id; 1 missing.*{asked[3]}"):
             sess.export_pending(tmp_path / "q.csv", data=frame)
         with pytest.raises(ValueError, match=r"columns named like the exported fields; \['score'"):
-            sess.export_pending(tmp_path / "q.csv", data=pd.DataFrame({"score": 1}, index=asked))
+            sess.export_pending(
+                tmp_path / "q.csv", data=pd.DataFrame({"score": 1}, index=asked), blind=False
+            )
+        with pytest.raises(ValueError, match=r"columns named like the exported fields; \['label'"):
+            sess.export_pending(tmp_path / "q.csv", data=pd.DataFrame({"label": 1}, index=asked))
         with pytest.raises(ValueError, match="needs the columns 'id' and 'label'"):
             (tmp_path / "x.csv").write_text("item,answer\n1,1\n")
             sess.import_answers(tmp_path / "x.csv")
@@ -381,7 +394,7 @@ def test_empty_export_and_read_only_sessions(tmp_path):
         for fmt in FORMATS:
             assert sess.export_pending(tmp_path / f"e{SUFFIX[fmt]}") == 0
         assert json.loads((tmp_path / "e.json").read_text()) == []
-        assert (tmp_path / "e.csv").read_text().startswith("id,label,annotator,stage")
+        assert (tmp_path / "e.csv").read_text() == "id,label,annotator\n"  # blind
         sess.ask(3)
         sess.export_pending(tmp_path / "q.csv")
         _fill("csv", tmp_path / "q.csv", tmp_path / "a.csv", _truth(_pool()))
