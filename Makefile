@@ -8,6 +8,12 @@ STAMP := $(VENV)/.installed
 export PYTENSOR_FLAGS := base_compiledir=$(CURDIR)/.cache/pytensor
 export MPLBACKEND := Agg
 
+# Label Studio, for the test that round-trips a session through a real server: its own venv,
+# since it pins numpy, pandas and Django versions of its own.
+LABEL_STUDIO_VENV := .venv-label-studio
+LABEL_STUDIO_STAMP := $(LABEL_STUDIO_VENV)/.installed
+export BAYEVAL_LABEL_STUDIO := $(CURDIR)/$(LABEL_STUDIO_VENV)/bin/label-studio
+
 .PHONY: test demo lint clean
 
 $(STAMP): pyproject.toml
@@ -15,6 +21,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $(STAMP)
+
+$(LABEL_STUDIO_STAMP):
+	@test -x $(LABEL_STUDIO_VENV)/bin/python || $(PYTHON) -m venv $(LABEL_STUDIO_VENV)
+	$(LABEL_STUDIO_VENV)/bin/python -m pip install --quiet label-studio==1.23.2
+	@touch $(LABEL_STUDIO_STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check bayeval tests benchmarks scripts
@@ -25,7 +36,7 @@ lint: $(STAMP)
 # one BLAS thread so that the workers do not oversubscribe the cores.
 test: export OPENBLAS_NUM_THREADS = 1
 test: export OMP_NUM_THREADS = 1
-test: lint
+test: lint $(LABEL_STUDIO_STAMP)
 	$(BIN)/python -m pytest tests bayeval notebooks --nbmake -p no:cacheprovider --durations=30 \
 		-n auto --dist loadscope
 
@@ -35,4 +46,4 @@ demo: $(STAMP)
 	$(BIN)/bayeval evaluate --pool febrl --measure f1 --budget 1000 --sampler ais
 
 clean:
-	rm -rf $(VENV) .cache build *.egg-info
+	rm -rf $(VENV) $(LABEL_STUDIO_VENV) .cache build *.egg-info

@@ -10,7 +10,7 @@ and :func:`import_answers` records the answers read back from one. Three formats
     ``annotator``; every other column is ignored.
 ``"label-studio"`` (suffix ``.json``)
     Export writes Label Studio tasks: ``{"data": {"bayeval_id", <data columns>}, "meta":
-    {"bayeval_id"}}``; import reads the
+    {"bayeval_id", "bayeval_session"}}`` (the session's key); import reads the
     project's JSON export (the tasks with their ``annotations``). Each annotation that is
     neither cancelled nor empty is an answer: its choice is mapped to a label by ``choices``
     and its annotator is the ``completed_by`` user's email (else ``"label-studio:<user id>"``).
@@ -61,6 +61,7 @@ ImportReport(recorded=0, skipped=5, rows=5)
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -186,9 +187,20 @@ def export_pending(
             for row in rows:
                 handle.write(_json(row) + "\n")
     else:
-        written = tasks(rows, [*pool_columns, *extra])
+        written = tasks(rows, [*pool_columns, *extra], session_key(session))
         path.write_text(_json(written, indent=2) + "\n", encoding="utf-8")
     return len(rows)
+
+
+def session_key(session: Any) -> str:
+    """Return the key of ``session`` that its Label Studio tasks carry (``bayeval_session``).
+
+    A digest of the session's pool checksum, creation time and seed: the same for every
+    export of one session, different for another session, even of the same pool.
+    """
+    meta = session.meta
+    text = f"{meta['pool_sha256']}|{meta['created']}|{meta['seed']}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _pending_questions(session: Any) -> list[tuple[int, int, int | None, float | None]]:
@@ -340,7 +352,7 @@ def import_answers(
         answers = _read_jsonl(path, annotator, classes)
     else:
         choices = check_choices(choices, classes)
-        answers = [_Answer(*a) for a in read_export(path, annotator, choices)]
+        answers = [_Answer(*a) for a in read_export(path, annotator, choices, session_key(session))]
     groups, rows = _checked(session, path, answers)
     recorded = sum(session.record(ids, labels, who) for who, (ids, labels) in groups.items())
     return ImportReport(recorded=recorded, skipped=rows - recorded, rows=rows)

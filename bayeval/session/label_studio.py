@@ -35,26 +35,31 @@ __all__ = ["DEFAULT_CHOICES", "check_choices", "label_studio_config", "read_expo
 DEFAULT_CHOICES = {"Positive": 1, "Negative": 0}
 
 
-def tasks(rows: list[dict], columns: Sequence[str]) -> list[dict]:
+def tasks(rows: list[dict], columns: Sequence[str], session: str) -> list[dict]:
     """Return one Label Studio task per question row of ``export_pending``.
 
     ``columns`` are the pool's and the user's columns, shown in the task's ``data``; the
     design's fields of a row (``stage``, ``stratum``, ``probability``), where it has them, go
-    to its ``meta``.
+    to its ``meta``, with the session's key ``session`` as ``bayeval_session``.
     """
     out = []
     for row in rows:
         data = {"bayeval_id": row["id"], **{name: row[name] for name in columns}}
         meta = {key: row[key] for key in ("stage", "stratum", "probability") if key in row}
-        out.append({"data": data, "meta": {"bayeval_id": row["id"], **meta}})
+        meta = {"bayeval_id": row["id"], "bayeval_session": session, **meta}
+        out.append({"data": data, "meta": meta})
     return out
 
 
-def read_export(path: Path, annotator: str | None, choices: dict[str, int]) -> list[tuple]:
+def read_export(
+    path: Path, annotator: str | None, choices: dict[str, int], session: str | None = None
+) -> list[tuple]:
     """Read the answers of a Label Studio JSON export of tasks written by ``export_pending``.
 
     Returns ``(where, id, label, annotator)`` per answer, ``where`` naming the task and
-    annotation for messages; ``choices`` is checked already (:func:`check_choices`).
+    annotation for messages; ``choices`` is checked already (:func:`check_choices`). A task
+    whose ``meta`` names a session (``bayeval_session``) other than ``session`` raises
+    ``ValueError``: it was written for another session, whose ids may mean other items.
     """
     try:
         tasks = json.loads(path.read_text(encoding="utf-8-sig"))
@@ -81,6 +86,14 @@ def read_export(path: Path, annotator: str | None, choices: dict[str, int]) -> l
             raise ValueError(
                 f"{path}, {where}: the task has no 'bayeval_id' in its 'data' (or 'meta'); "
                 "only tasks written by export_pending can be imported."
+            )
+        meta = task.get("meta")
+        written_for = meta.get("bayeval_session") if isinstance(meta, dict) else None
+        if session is not None and written_for is not None and written_for != session:
+            raise ValueError(
+                f"{path}, {where}: the task was written for another session (key "
+                f"{written_for!r}; this session's is {session!r}); import a project's export "
+                "into the session its tasks were exported from."
             )
         for j, annotation in enumerate(task["annotations"], start=1):
             at = f"{where}, annotation {j}"

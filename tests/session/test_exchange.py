@@ -153,7 +153,8 @@ def test_ids_keep_their_type_and_the_export_carries_the_questions(tmp_path, kind
             assert all(type(r["id"]) is want for r in records)
             assert all(r.get("label") is None and r.get("annotator") is None for r in records)
         if blind:  # the item's id only: nothing of the system or the design
-            assert all(set(r) <= {"id", "label", "annotator", "bayeval_id"} for r in records)
+            known = {"id", "label", "annotator", "bayeval_id", "bayeval_session"}
+            assert all(set(r) <= known for r in records)
         else:
             got = [(int(r["stage"]), int(r["stratum"]), float(r["probability"])) for r in records]
             assert got == questions
@@ -191,9 +192,8 @@ def test_several_systems_have_a_column_each_and_data_columns_follow(tmp_path):
         }  # fmt: skip
         sess.export_pending(tmp_path / "blind.json", data=text[["text"]])  # the default
         task = json.loads((tmp_path / "blind.json").read_text())[0]
-        assert set(task["data"]) == {"bayeval_id", "text"} and task["meta"] == {
-            "bayeval_id": task["data"]["bayeval_id"]
-        }
+        assert set(task["data"]) == {"bayeval_id", "text"}
+        assert set(task["meta"]) == {"bayeval_id", "bayeval_session"}
         assert task["data"]["text"] == f"text of {asked[0]}"
         _fill("csv", tmp_path / "q.csv", tmp_path / "a.csv", _truth(pool))
         assert sess.import_answers(tmp_path / "a.csv").recorded == 5
@@ -357,6 +357,27 @@ def test_bad_jsonl_and_label_studio_files_record_nothing(tmp_path):
         with pytest.raises(ValueError, match=r"task 2 \(Label Studio id 5\), annotation 1: id "):
             sess.import_answers(tmp_path / "v.json")
     assert _answer_rows(path) == []
+
+
+def test_an_export_of_another_session_is_refused_and_records_nothing(tmp_path):
+    # the same pool, asked the same items: only the tasks' session key tells them apart
+    paths = tmp_path / "a.db", tmp_path / "b.db"
+    for path in paths:
+        with Session.create(path, _pool("str"), F1, "static_is", rng=3) as sess:
+            asked = sess.ask(3)
+    with Session.open(paths[0]) as sess:
+        sess.export_pending(tmp_path / "tasks.json")
+    tasks = json.loads((tmp_path / "tasks.json").read_text())
+    for task in tasks:
+        task["annotations"] = [_annotation("Positive", 1)]
+    (tmp_path / "export.json").write_text(json.dumps(tasks))
+    with Session.open(paths[1]) as other:
+        with pytest.raises(ValueError, match=r"export\.json, task 1: the task was written for "
+                                             "another session"):  # fmt: skip
+            other.import_answers(tmp_path / "export.json")
+        assert other.answers().empty
+    with Session.open(paths[0]) as sess:  # its own session takes it
+        assert sess.import_answers(tmp_path / "export.json").recorded == len(asked)
 
 
 def test_bad_formats_and_data_are_refused(tmp_path):
