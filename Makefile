@@ -14,7 +14,7 @@ LABEL_STUDIO_VENV := .venv-label-studio
 LABEL_STUDIO_STAMP := $(LABEL_STUDIO_VENV)/.installed
 export BAYEVAL_LABEL_STUDIO := $(CURDIR)/$(LABEL_STUDIO_VENV)/bin/label-studio
 
-.PHONY: test demo lint clean
+.PHONY: test demo lint clean chromium
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,13 @@ $(LABEL_STUDIO_STAMP):
 	$(LABEL_STUDIO_VENV)/bin/python -m pip install --quiet label-studio==1.23.2
 	@touch $(LABEL_STUDIO_STAMP)
 
+# Debian's chromium for the notebook widget's browser tests: apt, as root (Playwright never
+# downloads a browser here). Without it the browser tests skip, and fail under CI=true.
+chromium:
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+		apt-get install -y -qq --no-install-recommends chromium >/dev/null; } || \
+		echo "no chromium: the browser tests will skip (and fail under CI=true)"
+
 lint: $(STAMP)
 	$(BIN)/ruff check bayeval tests benchmarks scripts
 	$(BIN)/ruff format --check bayeval tests benchmarks scripts
@@ -36,7 +43,7 @@ lint: $(STAMP)
 # one BLAS thread so that the workers do not oversubscribe the cores.
 test: export OPENBLAS_NUM_THREADS = 1
 test: export OMP_NUM_THREADS = 1
-test: lint $(LABEL_STUDIO_STAMP)
+test: lint $(LABEL_STUDIO_STAMP) chromium
 	$(BIN)/python -m pytest tests bayeval notebooks --nbmake -p no:cacheprovider --durations=30 \
 		-n auto --dist loadscope
 

@@ -47,6 +47,10 @@ def __getattr__(name: str):
         from bayeval.session import Session
 
         return Session
+    if name == "label":  # the notebook widget (anywidget)
+        from bayeval.widget import label
+
+        return label
     if name in _LAZY_SUBMODULES:
         import importlib
 
@@ -56,7 +60,7 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     """Names for tab completion: the eager ones and the lazy subpackages and entry points."""
-    return sorted({*globals(), *_LAZY_SUBMODULES, "compare", "evaluate", "Run", "Session"})
+    return sorted({*globals(), *_LAZY_SUBMODULES, "compare", "evaluate", "label", "Run", "Session"})
 
 
 __all__ = [
