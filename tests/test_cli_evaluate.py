@@ -144,7 +144,9 @@ def test_labelled_file_is_a_simulated_oracle(tmp_path, items, suffix):
     assert _rows(out)["recall"]["truth"] == pytest.approx(
         be.measures.Recall().value(items["label"], predictions=items["prediction"])[0]
     )
-    assert [p.rsplit("/", 1)[1] for p in out["report"]] == ["estimates.png", "pr_curve.png"]
+    assert [p.rsplit("/", 1)[1] for p in out["report"]] == [
+        "estimates.png", "pr_curve.png", "report.html"
+    ]  # fmt: skip
     _check_rows(out)
 
 

@@ -78,7 +78,11 @@ def test_a_labelled_multiclass_file_equals_the_python_api(tmp_path):
         assert row["truth"] == pytest.approx(float(true[name]), rel=1e-12)
         assert row["robust_lower"] is None  # ScoreCalibration's variant: yes/no labels only
     assert out["unavailable"] == {"pr_curve": "a multiclass pool has no precision-recall curve"}
-    assert out["report"] == [str(tmp_path / "r" / "estimates.png")]
+    assert out["report"] == [
+        str(tmp_path / "r" / name) for name in ("estimates.png", "report.html")
+    ]
+    page = (tmp_path / "r" / "report.html").read_text()  # the curve: not for a multiclass pool
+    assert page.count("data:image/png") == 1 and "pr_curve: not estimated" in page
 
 
 def test_a_multiclass_pool_is_labelled_by_class_name_or_number(tmp_path):

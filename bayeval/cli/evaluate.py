@@ -18,6 +18,7 @@ import numpy as np
 import typer
 
 from bayeval.cli._labelling import EXIT_STOPPED, KEYS_HELP, POOL_COLUMNS, Labeller
+from bayeval.cli._report import write_html, write_plots
 from bayeval.cli._sessions import open_or_create
 from bayeval.cli._shared import (
     CLASSES_HELP,
@@ -29,15 +30,11 @@ from bayeval.cli._shared import (
     number,
     run_measure,
     sampler_class,
-    save_png,
 )
 
 #: Measures reported next to the one sampled for, estimated from the same labels.
 COMPANIONS = ("precision", "recall", "f1")
 MULTICLASS_COMPANIONS = ("accuracy", "macro_f1", "balanced_accuracy")
-
-#: Thresholds of the precision-recall curve in the report.
-PR_THRESHOLDS = 19
 
 HELP = "\n\n".join(
     [
@@ -313,12 +310,14 @@ def evaluate(
         completed, code = True, 0
     seconds = time.perf_counter() - start
     truth = _true_values(source, tracker)
-    files = [] if no_report or not tracker.estimates else _write_report(
+    files = [] if no_report or not tracker.estimates else write_plots(
         report, source, instance, tracker, truth
     )  # fmt: skip
     result = _result(
         pool, source, instance, tracker, truth, (budget, batch_size, seed), completed, seconds
     )
+    if files:  # and the page that holds them, with the estimates, warnings and diagnostics
+        files.append(write_html(report, result, files, tracker.estimates, _warnings(result)))
     result["report"] = [str(f) for f in files]
     if as_json:
         typer.echo(json.dumps(result, indent=2))
@@ -350,39 +349,6 @@ def _true_values(source, tracker) -> dict[str, float]:
         values = measure.value(source.truth, predictions=source.pool.predictions)
         out.update(zip(measure.outputs, values.tolist(), strict=True))
     return out
-
-
-def _write_report(folder: Path, source, sampler, tracker, truth) -> list[Path]:
-    """Save the history plot and, where the draws allow, the precision-recall curve plot."""
-    from bayeval.measures import PrecisionRecallCurve
-    from bayeval.plots.sampling import plot_history, plot_pr_curve, pr_thresholds
-
-    folder.mkdir(parents=True, exist_ok=True)
-    title = (
-        f"{source.name}: {sampler.method} for {tracker.names[0]}, {sampler.labels_used:,} labels"
-    )
-    files = [folder / "estimates.png"]
-    save_png(plot_history(tracker.history(), truth=truth, title=title), files[0])
-    if source.pool.classes is not None:
-        tracker.unavailable["pr_curve"] = "a multiclass pool has no precision-recall curve"
-        return files
-    thresholds = pr_thresholds(source.pool.scores, PR_THRESHOLDS)
-    if thresholds.size == 0:
-        tracker.unavailable["pr_curve"] = "every item has the same score"
-        return files
-    curve = PrecisionRecallCurve(thresholds)
-    if not sampler.covers(curve):
-        tracker.unavailable["pr_curve"] = (
-            f"the {sampler.method} proposal never draws some items the curve needs"
-        )
-        return files
-    est = sampler.estimate(measure=curve)
-    true_curve = None
-    if source.truth is not None:
-        true_curve = curve.value(source.truth, scores=source.pool.scores)
-    files.append(folder / "pr_curve.png")
-    save_png(plot_pr_curve(est, tracker.prob, truth=true_curve, title=title), files[1])
-    return files
 
 
 #: The JSON keys of release 0.1 (kept for one release), each with its new name: the basis of an
@@ -461,6 +427,33 @@ def _result(pool, source, sampler, tracker, truth, run, completed, seconds) -> d
     }
 
 
+def _warnings(result: dict, robust=True, unavailable=True, stopped=True) -> list[str]:
+    """Return a run's warnings, each kind unless turned off.
+
+    A robust interval that differs from the default's, what was not estimated, a run stopped
+    before its budget.
+    """
+    lines = []
+    for row in result["estimates"] if robust else ():
+        if _robust_differs(row):
+            r = {k: "n/a" if row[k] is None else f"{row[k]:.4f}"
+                 for k in ("robust_estimate", "robust_lower", "robust_upper")}  # fmt: skip
+            lines.append(
+                f"{row['output']}: the robust model (ScoreCalibration.robust(), which allows "
+                f"positives that no score predicts) gives {r['robust_estimate']} "
+                f"[{r['robust_lower']}, {r['robust_upper']}]; the default assumes positives "
+                "thin out among low scores as the fitted curve says. Report both."
+            )
+    for name, reason in result["unavailable"].items() if unavailable else ():
+        lines.append(f"{name}: not estimated ({reason})")
+    if stopped and not result["completed"]:
+        lines.append(
+            f"stopped after {result['labels_used']:,} of {result['budget']:,} labels; the "
+            f"estimate uses the {result['labels_in_estimate']:,} of complete stages."
+        )
+    return lines
+
+
 def _robust_differs(row: dict) -> bool:
     """Whether an end of the robust credible interval moves by more than ROBUST_DIFFERS."""
     ends = [row[k] for k in ("posterior_lower", "posterior_upper", "robust_lower", "robust_upper")]
@@ -518,15 +511,8 @@ def _print(result: dict, source, console, model: str) -> None:
         "weights, logit scale; covers: credible / design.",
         style="dim",
     )
-    for row in result["estimates"]:
-        if _robust_differs(row):
-            console.print(
-                f"{row['output']}: the robust model (ScoreCalibration.robust(), which allows "
-                f"positives that no score predicts) gives {fmt(row['robust_estimate'])} "
-                f"[{fmt(row['robust_lower'])}, {fmt(row['robust_upper'])}]; the default assumes "
-                "positives thin out among low scores as the fitted curve says. Report both.",
-                style="yellow",
-            )
+    for line in _warnings(result, unavailable=False, stopped=False):
+        console.print(line, style="yellow")
     others = [r["output"] for r in result["estimates"] if r["basis"] == "same labels"]
     if others:
         console.print(
@@ -534,14 +520,8 @@ def _print(result: dict, source, console, model: str) -> None:
             f"for each measure).",
             style="dim",
         )
-    for name, reason in result["unavailable"].items():
-        console.print(f"{name}: not estimated ({reason})", style="yellow")
-    if not result["completed"]:
-        console.print(
-            f"stopped after {result['labels_used']:,} of {result['budget']:,} labels; the "
-            f"estimate uses the {result['labels_in_estimate']:,} of complete stages.",
-            style="yellow",
-        )
+    for line in _warnings(result, robust=False):
+        console.print(line, style="yellow")
     console.print(f"{result['labels_used']:,} labels in {result['seconds']:.1f} s", style="dim")
     if result["report"]:
         console.print(f"report: {', '.join(result['report'])}")
