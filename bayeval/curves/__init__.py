@@ -17,11 +17,15 @@ The methods label the planned items through an :class:`~bayeval.oracles.Oracle` 
 - :func:`adastrat`, adaptive stratified sampling (an :class:`AdaStratResult`, whose estimate and
   bounds are envelopes rather than step functions).
 
+:class:`CurveQuestions` runs any of them by ask and tell, so that people give the labels (one
+batch of ranks at a time).
+
 The plans' result objects are in :mod:`bayeval.curves.plans`, the geometric ranks in
 :mod:`bayeval.curves.geometry`.
 """
 
 from bayeval.curves.adastrat import AdaStratResult, adastrat
+from bayeval.curves.asktell import CurveQuestions
 from bayeval.curves.derived import average_precision, pr_curve, rank_grid, yield_curve
 from bayeval.curves.logstrat import logstrat
 from bayeval.curves.paula import paula
@@ -32,6 +36,7 @@ from bayeval.curves.result import CurveResult
 
 __all__ = [
     "AdaStratResult",
+    "CurveQuestions",
     "CurveResult",
     "adastrat",
     "average_precision",
