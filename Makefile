@@ -14,7 +14,7 @@ LABEL_STUDIO_VENV := .venv-label-studio
 LABEL_STUDIO_STAMP := $(LABEL_STUDIO_VENV)/.installed
 export BAYEVAL_LABEL_STUDIO := $(CURDIR)/$(LABEL_STUDIO_VENV)/bin/label-studio
 
-.PHONY: test demo lint clean chromium
+.PHONY: test demo lint clean chromium docs
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -35,8 +35,8 @@ chromium:
 		echo "no chromium: the browser tests will skip (and fail under CI=true)"
 
 lint: $(STAMP)
-	$(BIN)/ruff check bayeval tests benchmarks scripts
-	$(BIN)/ruff format --check bayeval tests benchmarks scripts
+	$(BIN)/ruff check bayeval tests benchmarks scripts docs
+	$(BIN)/ruff format --check bayeval tests benchmarks scripts docs
 	$(BIN)/lint-imports
 
 # One worker per core (pytest-xdist; a module's tests and fixtures stay on one worker), each on
@@ -47,10 +47,15 @@ test: lint $(LABEL_STUDIO_STAMP) chromium
 	$(BIN)/python -m pytest tests bayeval notebooks --nbmake -p no:cacheprovider --durations=30 \
 		-n auto --dist loadscope
 
+# The documentation (Sphinx, pydata-sphinx-theme, numpydoc, the notebooks through myst-nb with
+# their saved outputs, a gallery of plots), warnings as errors; open docs/_build/html/index.html.
+docs: $(STAMP)
+	$(BIN)/python -m sphinx -E -W --keep-going -b html docs docs/_build/html
+
 # Label 1,000 of the 499,500 FEBRL record pairs with AIS (the truth as oracle); `bayeval demo` is
 # the earlier walk-through (intervals from a fixed stratified sample).
 demo: $(STAMP)
 	$(BIN)/bayeval evaluate --pool febrl --measure f1 --budget 1000 --sampler ais
 
 clean:
-	rm -rf $(VENV) $(LABEL_STUDIO_VENV) .cache build *.egg-info
+	rm -rf $(VENV) $(LABEL_STUDIO_VENV) .cache build *.egg-info docs/_build docs/generated

@@ -230,29 +230,29 @@ def recall_interval(
 
     Notes
     -----
-    ============================= ===========================================================
-    method                        interval (Webber 2013)
-    ============================= ===========================================================
-    ``naive-binomial``            Wald interval treating recall as a proportion of the ``r1 +
-                                  r0`` sampled positives (§3.1, Eq. 25)
-    ``normal-mle``                normal, propagated variance with finite-population
-                                  correction (§3.2, Eq. 23-24, 26)
-    ``normal-laplace``            the same after adding 1 positive and 1 negative per stratum
-                                  (§3.3, Eq. 27-30)
-    ``normal-agresti-coull``      the same after adding 2 and 2 (§3.3)
-    ``koopman``                   Koopman's score interval on ``p0 / p1``, mapped to recall
-                                  (§3.4); strata are summed within segments, so they must
-                                  have been sampled at the same rate (else ``ValueError``)
-    ``beta-jeffreys``             ``R = r + (N - n) p``, ``p ~ Beta(r + 1/2, n - r + 1/2)`` per
-                                  stratum (§3.5)
-    ``beta-binomial-uniform``     beta-binomial yield posterior, ``Beta(1, 1)`` prior (§3.6)
-    ``beta-binomial-mcp``         the same with the most conservative prior of Eq. 18 solved
-                                  for each stratum (§2.8)
-    ``beta-binomial-half``        the same with the ``Beta(1/2, 1/2)`` prior (§3.6; the paper's
-                                  recommendation)
+    ============================== ===========================================================
+    method                         interval (Webber 2013)
+    ============================== ===========================================================
+    ``naive-binomial``             Wald interval treating recall as a proportion of the ``r1 +
+                                   r0`` sampled positives (§3.1, Eq. 25)
+    ``normal-mle``                 normal, propagated variance with finite-population
+                                   correction (§3.2, Eq. 23-24, 26)
+    ``normal-laplace``             the same after adding 1 positive and 1 negative per stratum
+                                   (§3.3, Eq. 27-30)
+    ``normal-agresti-coull``       the same after adding 2 and 2 (§3.3)
+    ``koopman``                    Koopman's score interval on ``p0 / p1``, mapped to recall
+                                   (§3.4); strata are summed within segments, so they must
+                                   have been sampled at the same rate (else ``ValueError``)
+    ``beta-jeffreys``              ``R = r + (N - n) p``, ``p ~ Beta(r + 1/2, n - r + 1/2)`` per
+                                   stratum (§3.5)
+    ``beta-binomial-uniform``      beta-binomial yield posterior, ``Beta(1, 1)`` prior (§3.6)
+    ``beta-binomial-mcp``          the same with the most conservative prior of Eq. 18 solved
+                                   for each stratum (§2.8)
+    ``beta-binomial-half``         the same with the ``Beta(1/2, 1/2)`` prior (§3.6; the paper's
+                                   recommendation)
     ``beta-binomial-hierarchical`` partial pooling of stratum prevalences within each segment
-                                  (PyMC only; for many small strata)
-    ============================= ===========================================================
+                                   (PyMC only; for many small strata)
+    ============================== ===========================================================
 
     As in the paper, the lower bound is forced to 0 when no positive was sampled in the
     retrieved segment and the upper bound to 1 when none was sampled in the unretrieved one.

@@ -17,7 +17,7 @@ __all__ = ["SyntheticUniverse", "synthetic_universe"]
 
 @dataclass(frozen=True)
 class SyntheticUniverse:
-    """Instances ``0 .. size-1`` with a latent truth, and the systems' predicted sets.
+    """Instances ``0`` to ``size - 1`` with a latent truth, and the systems' predicted sets.
 
     Attributes
     ----------
