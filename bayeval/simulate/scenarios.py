@@ -74,7 +74,7 @@ class Uniform:
 
 @dataclass(frozen=True)
 class LogUniform:
-    """``scale * base^Unif(low, high)``: log-uniform from ``scale base^low`` to ``scale base^high``."""
+    """``scale * base^Unif(low, high)``: log-uniform, ``scale base^low`` to ``scale base^high``."""
 
     scale: float
     base: float
