@@ -3,6 +3,8 @@
 import os
 import shutil
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import bayeval as be
@@ -13,6 +15,28 @@ def wide_console(monkeypatch):
     """Print the CLI's output 200 columns wide: rich wraps at 80 without a terminal, which
     splits the long temporary paths of parallel workers that the tests look for."""
     monkeypatch.setenv("COLUMNS", "200")
+
+
+@pytest.fixture
+def text_pool_file(tmp_path):
+    """Return a maker of pool files for labelling by hand, and their items' true labels.
+
+    ``make(n, rate, seed)`` writes ``pool.csv`` (id ``doc-000`` ..., score, prediction, and
+    ``text``, the field a person reads) with about ``rate`` positives, and returns its path,
+    the frame and each id's label.
+    """
+
+    def make(n: int, rate: float, seed: int):
+        gen = np.random.default_rng(seed)
+        truth = (gen.random(n) < rate).astype(int)
+        score = np.where(truth == 1, gen.beta(5, 2, n), gen.beta(1, 6, n)).round(6)
+        ids = [f"doc-{i:03d}" for i in range(n)]
+        frame = pd.DataFrame({"id": ids, "score": score, "prediction": (score >= 0.5).astype(int),
+                              "text": [f"document {i}" for i in range(n)]})  # fmt: skip
+        frame.to_csv(tmp_path / "pool.csv", index=False)
+        return tmp_path / "pool.csv", frame, dict(zip(ids, truth.tolist(), strict=True))
+
+    return make
 
 
 @pytest.fixture

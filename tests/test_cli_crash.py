@@ -15,8 +15,6 @@ import sys
 import threading
 import time
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from bayeval.session import Session
@@ -27,17 +25,10 @@ TIMEOUT = 120  # seconds for one answer's next prompt (a stage's estimate includ
 
 
 @pytest.fixture
-def pool_file(tmp_path):
+def pool_file(text_pool_file):
     """300 scored items with string ids and a text, 10% positives; and their labels."""
-    gen = np.random.default_rng(1)
-    truth = (gen.random(300) < 0.1).astype(int)
-    score = np.where(truth == 1, gen.beta(5, 2, 300), gen.beta(1, 6, 300)).round(6)
-    ids = [f"item-{i:03d}" for i in range(300)]
-    path = tmp_path / "pool.csv"
-    pd.DataFrame({"id": ids, "score": score, "text": [f"pair {i}" for i in range(300)]}).to_csv(
-        path, index=False
-    )
-    return path, dict(zip(ids, truth.tolist(), strict=True))
+    path, _, truth = text_pool_file(300, 0.1, seed=1)
+    return path, truth
 
 
 class Terminal:
@@ -71,7 +62,7 @@ class Terminal:
             with self._lock:
                 text = self.text
             if text.count(PROMPT) >= count:
-                return re.findall(r"\(id '(item-\d{3})'\)", text)[count - 1]
+                return re.findall(r"\(id '(doc-\d{3})'\)", text)[count - 1]
             if self.proc.poll() is not None:
                 return None
             time.sleep(0.05)

@@ -7,21 +7,19 @@ function render({ model, el }) {
   root.tabIndex = 0; // focusable, so that the keyboard shortcuts reach it
   el.appendChild(root);
 
-  const title = document.createElement("div");
-  title.className = "bv-title";
-  const fields = document.createElement("table");
-  fields.className = "bv-fields";
-  const buttons = document.createElement("div");
-  buttons.className = "bv-buttons";
-  const bar = document.createElement("progress");
-  bar.className = "bv-progress";
-  const counts = document.createElement("span");
-  counts.className = "bv-counts";
-  const estimate = document.createElement("div");
-  estimate.className = "bv-estimate";
-  const message = document.createElement("div");
-  message.className = "bv-message";
-  root.append(title, fields, buttons, bar, counts, estimate, message);
+  const part = (tag, name) => {
+    const node = document.createElement(tag);
+    node.className = `bv-${name}`;
+    root.appendChild(node);
+    return node;
+  };
+  const title = part("div", "title");
+  const fields = part("table", "fields");
+  const buttons = part("div", "buttons");
+  const bar = part("progress", "progress");
+  const counts = part("span", "counts");
+  const estimate = part("div", "estimate");
+  const message = part("div", "message");
 
   const send = (content) => model.send(content);
   const act = (type, extra = {}) => send({ type, item: model.get("item"), ...extra });

@@ -20,8 +20,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -118,16 +116,9 @@ def server(tmp_path_factory):
 
 
 @pytest.fixture
-def items(tmp_path):
+def items(text_pool_file):
     """A pool file (id, score, prediction, text) of 400 items, and each item's true label."""
-    gen = np.random.default_rng(5)
-    truth = (gen.random(400) < 0.15).astype(int)
-    score = np.where(truth == 1, gen.beta(5, 2, 400), gen.beta(1, 6, 400)).round(6)
-    ids = [f"doc-{i:03d}" for i in range(400)]
-    frame = pd.DataFrame({"id": ids, "score": score, "prediction": (score >= 0.5).astype(int),
-                          "text": [f"document {i}" for i in range(400)]})  # fmt: skip
-    frame.to_csv(tmp_path / "pool.csv", index=False)
-    return tmp_path / "pool.csv", frame, dict(zip(ids, truth.tolist(), strict=True))
+    return text_pool_file(400, 0.15, seed=5)
 
 
 def _session(path, frame, asked):
