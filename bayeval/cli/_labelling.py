@@ -474,6 +474,14 @@ def estimate_rows(session, prob: float) -> list[dict] | None:
     except ValueError:
         return None
     sampler = session.sampler
+    if sampler.method == "curve":  # precision at a few ranks, within the method's envelope
+        from bayeval.sampling.curve import curve_rows
+
+        return [
+            {"output": name, "estimate": number(value), "lower": number(low),
+             "upper": number(high), "width": number(high - low)}
+            for name, value, low, high in curve_rows(est)
+        ]  # fmt: skip
     if sampler.method == "model_selection":  # each system against the leader, and P(best)
         from bayeval.plots import differences_from
 

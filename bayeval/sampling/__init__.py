@@ -9,6 +9,7 @@
 ``AIS``            adaptive importance sampling with a Dirichlet-tree oracle model (2021)
 ``StochasticAIS``  the same for a stochastic oracle: every draw is a new question (App. H)
 ``ModelSelection`` labels that tell which of several systems is best, with a stopping rule
+``CurveSampler``   the ranks a precision-curve method needs (LogStrat, PAULA, AdaStrat)
 =================  =====================================================================
 
 Every sampler has ``ask(n)`` (ids of ``n`` new items to label), ``tell(ids, labels)`` and
@@ -18,6 +19,7 @@ Every sampler has ``ask(n)`` (ids of ``n`` new items to label), ``tell(ids, labe
 from bayeval.sampling.active_stratified import ActiveStratified
 from bayeval.sampling.ais import AIS
 from bayeval.sampling.base import Sampler
+from bayeval.sampling.curve import CurveSampler
 from bayeval.sampling.estimate import Estimate
 from bayeval.sampling.model_selection import ModelSelection
 from bayeval.sampling.oasis import OASIS
@@ -30,6 +32,7 @@ from bayeval.sampling.stratified import Stratified
 __all__ = [
     "AIS",
     "ActiveStratified",
+    "CurveSampler",
     "Estimate",
     "ModelSelection",
     "OASIS",

@@ -21,8 +21,9 @@ BINARY_SAMPLERS = ("ais", "oasis", "passive", "static_is", "stochastic_ais", "st
 #: The samplers that estimate a measure (:func:`evaluate`, the command line's ``--sampler``):
 #: ``"active_stratified"`` takes a multiclass pool only.
 SAMPLERS = (*BINARY_SAMPLERS, "active_stratified")
-#: Every sampler by name, model selection included (what a session may hold).
-ALL_SAMPLERS = (*SAMPLERS, "model_selection")
+#: Every sampler by name, model selection and a precision curve's included (what a session may
+#: hold).
+ALL_SAMPLERS = (*SAMPLERS, "model_selection", "curve")
 
 
 def sampler_class(name: str) -> type[Sampler]:
@@ -37,6 +38,7 @@ def sampler_class(name: str) -> type[Sampler]:
         AIS,
         OASIS,
         ActiveStratified,
+        CurveSampler,
         ModelSelection,
         Passive,
         StaticIS,
@@ -45,9 +47,8 @@ def sampler_class(name: str) -> type[Sampler]:
     )
 
     name = check_choice(name, ALL_SAMPLERS, "sampler")
-    classes = (
-        AIS, ActiveStratified, OASIS, ModelSelection, Passive, StaticIS, StochasticAIS, Stratified
-    )  # fmt: skip
+    classes = (AIS, ActiveStratified, CurveSampler, OASIS, ModelSelection, Passive, StaticIS,
+               StochasticAIS, Stratified)  # fmt: skip
     return {cls.method: cls for cls in classes}[name]
 
 

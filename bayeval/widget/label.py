@@ -263,14 +263,19 @@ def estimate_text(session, prob: float) -> str:
         return "no complete stage yet"
     try:
         est = session.estimate()
-        interval = est.interval(prob)
-    except ValueError as err:  # a model that cannot be fitted yet says why
+    except ValueError as err:  # a model that cannot be fitted yet, a curve not complete
         return f"no estimate yet: {err}"
-    lower = interval.sel(ci_bound="lower").values
-    upper = interval.sel(ci_bound="upper").values
-    rows = zip(est.outputs, est.value, lower, upper, strict=True)
+    if session.sampler.method == "curve":  # the method's guaranteed envelope
+        from bayeval.sampling.curve import curve_rows
+
+        rows, what = curve_rows(est), "the method's bounds"
+    else:
+        interval = est.interval(prob)
+        lower = interval.sel(ci_bound="lower").values
+        upper = interval.sel(ci_bound="upper").values
+        rows, what = zip(est.outputs, est.value, lower, upper, strict=True), f"{prob:.0%} interval"
     parts = [f"{name} {value:.3f} [{lo:.3f}, {hi:.3f}]" for name, value, lo, hi in rows]
-    return f"{'; '.join(parts)} ({prob:.0%} interval)"
+    return f"{'; '.join(parts)} ({what})"
 
 
 def _shown_columns(data, unblind: bool):
