@@ -49,7 +49,7 @@ def test_a_session_reopened_midway_gives_the_curve_of_an_oracle(tmp_path, curve)
     np.testing.assert_array_equal(result.queried, direct.queried)
     np.testing.assert_allclose(result.corner_estimate, direct.corner_estimate, rtol=1e-12)
     if curve in ("logstrat", "adastrat"):  # the posterior band of their stratified samples
-        band = result.posterior_band(0.95)
+        band = result.posterior_band(0.95)["band"]
         assert bool((band["lower"] <= band["upper"]).all()) and band.attrs["method"] == curve
     sess.close()
 
