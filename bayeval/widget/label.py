@@ -26,7 +26,8 @@ class LabelWidget(anywidget.AnyWidget):
     """Label a session's items in a notebook; every answer is committed to the session.
 
     Made by :func:`label`, which documents the parameters. The front end sends one message
-    per action (``{"type": "answer", "item": id, "choice": k}``, ``"skip"``, ``"undo"``);
+    per action (``{"type": "answer", "item": id, "choice": k}``, ``"skip"``, ``"undo"``),
+    which the comm delivers to ``_handle_custom_msg`` and so to the widget's message handler;
     the widget records it through the session and shows the next item. An action on an item
     that is no longer shown, or an unknown choice, changes nothing and says why in
     ``message``.
@@ -74,11 +75,11 @@ class LabelWidget(anywidget.AnyWidget):
         self._history: list = []  # items answered in this widget, oldest first (undo)
         self._current: tuple | None = None  # (id, is a re-judgement)
         self._estimate_stage = -1
-        self.on_msg(self._handle_custom_msg)
+        self.on_msg(self._on_action)  # what the front end sends, through the comm
         self._advance()
 
     # -- actions -------------------------------------------------------------------------------
-    def _handle_custom_msg(self, content: Any, buffers: Any = None) -> None:
+    def _on_action(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
         """Record an answer, skip or undo sent by the front end (then show the next item)."""
         kind = content.get("type") if isinstance(content, dict) else None
         if kind not in ("answer", "skip", "undo"):
@@ -246,7 +247,7 @@ def label(session, data=None, *, annotator=None, batch_size=10, budget=None, unb
     >>> widget = be.label(sess, texts, annotator="ann", batch_size=5)
     >>> widget.fields[1][:2] == ["text", f"item {widget.item}"]
     True
-    >>> widget._handle_custom_msg({"type": "answer", "item": widget.item, "choice": 0})
+    >>> widget._handle_custom_msg({"type": "answer", "item": widget.item, "choice": 0}, [])
     >>> sess.answers()[["label", "annotator"]].values.tolist()
     [[1, 'ann']]
     >>> widget.progress

@@ -72,7 +72,7 @@ def test_a_person_labels_a_curve_in_the_widget_label_studio_and_the_terminal(tmp
                         curve="paula", epsilon=0.3, window=40) as sess:  # fmt: skip
         widget = be.label(sess, batch_size=20)
         for _ in range(30):  # the first 30 in the notebook
-            widget._handle_custom_msg({"type": "answer", "item": widget.item, "choice": 0})
+            widget._handle_custom_msg({"type": "answer", "item": widget.item, "choice": 0}, [])
         assert sess.labels_count() == 30 and "no estimate yet" in widget.estimate
         # the pending ranks go to Label Studio like any session's questions
         assert sess.export_pending(tmp_path / "tasks.json") == len(sess.pending) > 0

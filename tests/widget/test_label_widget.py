@@ -29,7 +29,7 @@ def _texts():
 
 
 def _answer(widget, choice):
-    widget._handle_custom_msg({"type": "answer", "item": widget.item, "choice": int(choice)})
+    widget._handle_custom_msg({"type": "answer", "item": widget.item, "choice": int(choice)}, [])
 
 
 def test_answers_skip_and_undo_are_recorded_in_the_session(tmp_path):
@@ -40,14 +40,14 @@ def test_answers_skip_and_undo_are_recorded_in_the_session(tmp_path):
     assert names == ["id", "text", "image"]
     assert widget.fields[2][2] == "image" and widget.fields[1][2] == "text"
     first = widget.item
-    widget._handle_custom_msg({"type": "skip", "item": first})
+    widget._handle_custom_msg({"type": "skip", "item": first}, [])
     assert widget.item != first and sess.answers().empty  # skipped: nothing recorded
     answered = []
     for _ in range(3):
         answered.append(widget.item)
         _answer(widget, 1 - TRUTH[int(widget.item[4:])])  # choice 0 is Positive
     assert widget.item == first  # the skipped item comes back after the other pending ones
-    widget._handle_custom_msg({"type": "undo"})  # answer the previous one again
+    widget._handle_custom_msg({"type": "undo"}, [])  # answer the previous one again
     assert widget.item == answered[-1] and widget.title.startswith("re-judging")
     truth = TRUTH[int(answered[-1][4:])]
     _answer(widget, truth)  # the other label this time
@@ -83,7 +83,7 @@ def test_bad_actions_change_nothing_and_say_why(tmp_path, content, says):
         shown = widget.item
         if isinstance(content, dict) and "item" not in content:
             content = {**content, "item": shown}
-        widget._handle_custom_msg(content)
+        widget._handle_custom_msg(content, [])
         assert says in widget.message
         assert widget.item == shown and sess.answers().empty
 

@@ -70,7 +70,7 @@ def _serve(page, widget):
     page.route(f"{ORIGIN}/**", handle)
 
     def send(content):
-        widget._handle_custom_msg(content)
+        widget._handle_custom_msg(content, [])
         return _state(widget)
 
     page.expose_function("pySend", send)
