@@ -257,7 +257,8 @@ def test_quit_reports_the_complete_stages_and_the_session_continues(tmp_path, it
     assert result.exit_code == EXIT_STOPPED, result.output  # stopped before the budget
     text = _flat(result.stdout)
     assert "stopped after 3 of 4 labels; the estimate uses the 2 of complete stages" in text
-    assert "every answer given is saved in evaluate_session.db" in text
+    # the session beside the report folder
+    assert f"every answer given is saved in {tmp_path / 'evaluate_session.db'}" in text
     assert "Continue with: this command again (same --session)" in text
     assert (tmp_path / "r" / "estimates.png").exists()
     assert _session(tmp_path / "evaluate_session.db")[1] == 3  # nothing answered is lost

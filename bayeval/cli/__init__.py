@@ -25,7 +25,17 @@ from typing import Annotated
 
 import typer
 
-from bayeval.cli import compare, coverage, curve, demo, evaluate, interval, label, ondemand
+from bayeval.cli import (
+    compare,
+    coverage,
+    curve,
+    demo,
+    evaluate,
+    interval,
+    label,
+    ondemand,
+    status,
+)
 
 app = typer.Typer(
     help="Label-efficient, Bayesian evaluation: intervals from few labels.",
@@ -60,7 +70,7 @@ app.command(name="curve", help=curve.HELP)(curve.curve)
 app.command(name="coverage")(coverage.coverage)
 app.command(name="evaluate", help=evaluate.HELP)(evaluate.evaluate)
 app.command(name="label", help=label.LABEL_HELP)(label.label)
-app.command(name="status")(label.status)
+app.command(name="status")(status.status)
 app.command(name="export")(label.export)
 app.command(name="import")(label.import_)
 app.command(name="ondemand", help=ondemand.HELP)(ondemand.ondemand)

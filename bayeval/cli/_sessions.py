@@ -36,7 +36,7 @@ def open_session(path: Path, *, read_only: bool):
 
 def open_or_create(
     path: Path, pool, threshold, measure, sampler, seed, label_rule, source=None, judge=None,
-    classes=None,
+    classes=None, curve=None,
 ):  # fmt: skip
     """Continue the session at ``path`` or create it from ``--pool``.
 
@@ -44,7 +44,8 @@ def open_or_create(
     one needs ``pool`` and takes the defaults f1 (macro_f1 for a multiclass pool), ais
     (passive), a random seed (stored) and the label rule ``latest`` for options not given.
     ``source``: ``pool`` already read, if it was; ``judge``: ``--judge-column``; ``classes``:
-    ``--classes``.
+    ``--classes``; ``curve``: ``(method, epsilon)`` of ``--curve``, a new session of the
+    precision curve's sampler (:class:`bayeval.sampling.CurveSampler`).
 
     Returns
     -------
@@ -55,7 +56,7 @@ def open_or_create(
     """
     from bayeval.session import Session
 
-    if not path.exists() and pool is not None:
+    if not path.exists() and pool is not None and curve is None:
         sampler_class("ais" if sampler is None else sampler)  # an unknown --sampler first
     if source is None and pool is not None:
         source = load_source(pool, threshold, judge, classes)
@@ -63,6 +64,12 @@ def open_or_create(
         session = open_session(path, read_only=False)
         try:
             check_agrees(session, pool, source, measure, sampler, seed, label_rule)
+            if curve is not None and getattr(session.sampler, "curve", None) != curve[0]:
+                raise bad(
+                    f"the session {session.path} was not created with --curve {curve[0]}; "
+                    "leave the option out to continue the session.",
+                    "--curve",
+                )
         except BaseException:
             session.close()
             raise
@@ -76,6 +83,10 @@ def open_or_create(
     multiclass = source.pool.classes is not None
     name = sampler or ("passive" if multiclass else "ais")
     chosen = run_measure(None if measure is None else measure.value, source.pool.classes)
+    options = {}
+    if curve is not None:  # the ranks a precision-curve method asks for
+        name, chosen = "curve", run_measure("precision", None)
+        options = {"curve": curve[0]} | ({} if curve[1] is None else {"epsilon": curve[1]})
     try:
         session = Session.create(
             path,
@@ -84,6 +95,7 @@ def open_or_create(
             name,
             rng=seed,
             label_rule="latest" if label_rule is None else label_rule.value,
+            **options,
         )
     except ValueError as err:
         raise error(err) from None

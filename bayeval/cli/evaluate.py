@@ -249,13 +249,14 @@ def evaluate(
         ),
     ] = None,
     session: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             dir_okay=False,
             help="When labelling by hand: the session file that keeps every answer as it is "
-            "given (continued if it exists; bayeval label continues it too).",
+            "given (continued if it exists; bayeval label continues it too). Default: "
+            "evaluate_session.db beside the --report folder.",
         ),
-    ] = Path("evaluate_session.db"),
+    ] = None,
     annotator: Annotated[
         str | None, typer.Option(help="When labelling by hand: your name, kept with each answer.")
     ] = None,
@@ -288,6 +289,7 @@ def evaluate(
     console = Console(stderr=as_json, highlight=False)
     start = time.perf_counter()
     if interactive:
+        session = session or report.parent / "evaluate_session.db"  # beside the report
         sess, _, created = open_or_create(
             session, pool, threshold, measure, sampler, seed, None, source=source
         )

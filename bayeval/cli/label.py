@@ -1,4 +1,4 @@
-"""``bayeval label``, ``status``, ``export`` and ``import``: labelling sessions kept in one file.
+"""``bayeval label``, ``export`` and ``import``: labelling sessions kept in one file.
 
 A session (:class:`bayeval.session.Session`) is an SQLite file with the pool, the sampler and
 every question and answer; each answer is committed as it is given, so a labelling run can stop
@@ -17,7 +17,6 @@ Examples
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -30,7 +29,6 @@ from bayeval.cli._labelling import (
     POOL_COLUMNS,
     Labeller,
     blinded,
-    estimate_rows,
 )
 from bayeval.cli._sessions import check_second_opinions, open_or_create, open_session
 from bayeval.cli._shared import (
@@ -40,12 +38,11 @@ from bayeval.cli._shared import (
     bad,
     classes_option,
     error,
-    measure_name,
 )
 from bayeval.session import LABEL_RULES
 from bayeval.session.exchange import FORMATS
 
-__all__ = ["export", "import_", "label", "status"]
+__all__ = ["check_prob", "export", "import_", "label"]
 
 LabelRule = StrEnum("LabelRule", [(name, name) for name in LABEL_RULES])
 ExchangeFormat = StrEnum("ExchangeFormat", [(name.replace("-", "_"), name) for name in FORMATS])
@@ -74,7 +71,25 @@ LABEL_HELP = "\n\n".join(
 )
 
 
-def _check_prob(prob: float) -> None:
+def _check_curve(curve, epsilon, sampler, measure) -> None:
+    """Raise ``BadParameter`` for ``--curve`` or ``--epsilon`` that cannot be used."""
+    from bayeval.curves.asktell import METHODS
+
+    if curve is None:
+        if epsilon is not None:
+            raise bad(f"is the spacing of --curve's ranks; got {epsilon} without --curve.",
+                      "--epsilon")  # fmt: skip
+        return
+    if curve not in METHODS:
+        raise bad(f"must be one of {', '.join(METHODS)}; got {curve!r}.", "--curve")
+    if sampler is not None or measure is not None:
+        raise bad("asks for the ranks of a curve: leave --sampler and --measure out.", "--curve")
+    if epsilon is not None and not 0 < epsilon <= 1:
+        raise bad(f"must be in (0, 1]; got {epsilon}.", "--epsilon")
+
+
+def check_prob(prob: float) -> None:
+    """Raise ``BadParameter`` naming ``--prob`` unless it is in (0, 1)."""
     if not 0.0 < prob < 1.0:
         raise bad(f"must be in the open interval (0, 1); got {prob}.", "--prob")
 
@@ -198,11 +213,24 @@ def label(
         ),
     ] = None,
     unblind: UnblindOption = False,
+    curve: Annotated[
+        str | None,
+        typer.Option(
+            help="A new session: label the items a precision-curve method asks for instead "
+            "(logstrat, paula, adastrat or random; the pool ranked by score, highest first); "
+            "the session's estimate is the curve once complete.",
+        ),
+    ] = None,
+    epsilon: Annotated[
+        float | None,
+        typer.Option(help="With --curve: the method's spacing of queried ranks, in (0, 1]."),
+    ] = None,
 ) -> None:
     """Label items at the terminal in a session file (created from --pool if it is new)."""
     from rich.console import Console
 
-    _check_prob(prob)
+    check_prob(prob)
+    _check_curve(curve, epsilon, sampler, measure)
     if width is not None and not 0 < width < float("inf"):
         raise bad(f"must be a positive number; got {width}.", "--width")
     if second_opinions is not None:
@@ -210,7 +238,7 @@ def label(
     table = _read_data(data)
     sess, source, created = open_or_create(
         session, pool, threshold, measure, sampler, seed, label_rule, judge=judge_column,
-        classes=classes_option(classes),
+        classes=classes_option(classes), curve=None if curve is None else (curve, epsilon),
     )  # fmt: skip
     extra = None
     if source is not None:  # the pool file's other columns (not those of the pool itself)
@@ -242,119 +270,6 @@ def label(
             sess.close()
     if code:
         raise typer.Exit(code=code)
-
-
-# ------------------------------------------------------------------------------------- status
-
-
-def status(
-    session: Annotated[Path, typer.Argument(dir_okay=False, help="The session file.")],
-    prob: Annotated[float, typer.Option(help="Probability of the interval, in (0, 1).")] = 0.95,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
-) -> None:
-    """Show a session's settings, counts, annotators and estimate.
-
-    The session is opened read-only: this works while another process labels it.
-    """
-    _check_prob(prob)
-    sess = open_session(session, read_only=True)
-    try:
-        out = _status(sess, prob)
-    finally:
-        sess.close()
-    if as_json:
-        typer.echo(json.dumps(out, indent=2))
-        return
-    _print_status(out)
-
-
-def _status(sess, prob: float) -> dict:
-    answers = sess.answers()
-    counts = answers.groupby("annotator", dropna=False, sort=False).size()
-    quality = _annotator_accuracy(sess, answers, prob)
-    annotators = []
-    for name, n in counts.items():
-        name = None if name is None or name != name else str(name)
-        row = {"name": name, "answers": int(n)}
-        if quality is not None:
-            summary = quality.loc["unnamed" if name is None else name]
-            for key in ("accuracy", "accuracy_lower", "accuracy_upper"):
-                row[key] = float(summary[key])
-        annotators.append(row)
-    meta = sess.meta
-    return {
-        "path": str(sess.path),
-        "sampler": meta["sampler"],
-        "measure": measure_name(sess.sampler.measure),
-        "label_rule": meta.get("label_rule", "latest"),
-        "seed": int(meta["seed"]),
-        "created": meta["created"],
-        "items": int(sess.sampler.pool.size),
-        "labels": int(sess.labels_count()),
-        "pending": len(sess.pending),
-        "answers": len(answers),
-        "rejudgements": int((~answers["first"]).sum()),
-        "annotators": annotators,
-        "stages": int(sess.sampler.stage),
-        "prob": prob,
-        "estimate": estimate_rows(sess, prob),
-    }
-
-
-def _annotator_accuracy(sess, answers, prob: float):
-    """Each annotator's accuracy with its ``prob`` interval (Dawid–Skene), or None.
-
-    Only where the annotators can be told apart from the truth: labels of fixed items
-    (not ``stochastic_ais``) and at least one item answered by two annotators.
-    """
-    if sess.meta["sampler"] == "stochastic_ais" or answers.empty:
-        return None
-    who = answers["annotator"].fillna("unnamed")
-    if not (who.groupby(answers["id"]).nunique() > 1).any():
-        return None
-    return sess.annotator_posterior().annotator_summary(prob)
-
-
-def _print_status(out: dict) -> None:
-    from rich.console import Console
-
-    console = Console(highlight=False)
-
-    def say(text: str) -> None:
-        console.print(text, markup=False, soft_wrap=True)
-
-    say(f"session: {out['path']} (created {out['created']})")
-    say(f"sampler: {out['sampler']} (seed {out['seed']})")
-    say(f"measure: {out['measure']}")
-    say(f"label rule: {out['label_rule']}")
-    say(f"items: {out['items']:,}")
-    say(f"labels: {out['labels']:,}")
-    say(f"pending: {out['pending']:,}")
-    again = "for items drawn again" if out["sampler"] == "stochastic_ais" else "re-judgements"
-    say(f"answers: {out['answers']:,} ({out['rejudgements']:,} {again})")
-    names = ", ".join(
-        f"{a['name'] if a['name'] is not None else '(unnamed)'} ({a['answers']:,}"
-        + (f"; accuracy {a['accuracy']:.3f} [{a['accuracy_lower']:.3f}, "
-           f"{a['accuracy_upper']:.3f}])" if "accuracy" in a else ")")
-        for a in out["annotators"]
-    )  # fmt: skip
-    say(f"annotators: {names or 'none yet'}")
-    rows = out["estimate"]
-    if rows is None:
-        say("estimate: no complete stage yet")
-        return
-
-    def fmt(value):
-        return "n/a" if value is None else f"{value:.4f}"
-
-    stages = f"{out['stages']:,} complete stage{'s' if out['stages'] != 1 else ''}"
-    say(f"estimate ({out['prob']:.0%} confidence interval, {stages}):")
-    for r in rows:
-        best = f" P(best) {fmt(r['prob_best'])}" if "prob_best" in r else ""
-        say(
-            f"  {r['output']}: {fmt(r['estimate'])} [{fmt(r['lower'])}, {fmt(r['upper'])}] "
-            f"width {fmt(r['width'])}{best}"
-        )
 
 
 # ------------------------------------------------------------------------ export and import

@@ -2,6 +2,7 @@
 the notebook widget, giving the curve an oracle run gives."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -84,3 +85,24 @@ def test_a_person_labels_a_curve_in_the_widget_label_studio_and_the_terminal(tmp
         curve = sess.estimate()
         assert curve.annotations == sess.labels_count()
         np.testing.assert_allclose(curve.at([1, 100, N]), 1.0)
+
+
+def test_bayeval_label_creates_a_curve_session_and_refuses_what_cannot_go_with_it(tmp_path):
+    pd.DataFrame({"score": SCORES}).to_csv(tmp_path / "pool.csv", index=False)
+    runner = CliRunner()
+    args = ["label", str(tmp_path / "s.db"), "--pool", str(tmp_path / "pool.csv")]
+    result = runner.invoke(app, [*args, "--curve", "paula", "--epsilon", "0.3", "--seed", "2"],
+                           input="y\n" * 5 + "q\n")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    with Session.open(tmp_path / "s.db", read_only=True) as sess:
+        assert sess.meta["sampler"] == "curve" and sess.labels_count() == 5
+        assert sess.sampler.curve_options == {"epsilon": 0.3}
+    for extra, says in (
+        (["--curve", "roc"], "must be one of logstrat, paula, adastrat, random; got 'roc'"),
+        (["--curve", "paula", "--sampler", "ais"], "leave --sampler and --measure out"),
+        (["--epsilon", "0.3"], "got 0.3 without --curve"),
+        (["--curve", "paula", "--epsilon", "2"], "must be in (0, 1]; got 2.0"),
+        (["--curve", "adastrat"], "was not created with --curve adastrat"),
+    ):
+        result = runner.invoke(app, [*args, *extra], input="q\n")
+        assert result.exit_code == 2 and says in " ".join(result.output.replace("│", " ").split())
