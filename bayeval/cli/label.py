@@ -293,7 +293,8 @@ def export(
         typer.Option(
             dir_okay=False,
             help="A .csv/.parquet table with an id column and a row for every pending item: "
-            "its other columns are written with each question.",
+            "its other columns are written with each question, except the system's score and "
+            "prediction (columns score, prediction) unless --unblind.",
         ),
     ] = None,
     label_studio_config: Annotated[

@@ -1,9 +1,9 @@
 """A reduced, seeded honesty battery: coverage of the 95% intervals on pools that break them.
 
 The full battery (``benchmarks/honesty.py``) runs every pool, sampler and budget with 200
-repeats; here three pools of 20,000 items, two samplers, 500 labels and 40 repeats. With 40 runs
-a perfectly calibrated 95% interval covers 34 or fewer times with probability 0.004
-(binomial), so ``>= 0.85`` fails a calibrated interval about once in 250 cells.
+repeats; here three pools of 20,000 items, two samplers, 500 labels and 20 repeats. With 20 runs
+a perfectly calibrated 95% interval covers 15 or fewer times with probability 0.003
+(binomial), so ``>= 0.8`` fails a calibrated interval about once in 400 cells.
 """
 
 import warnings
@@ -15,7 +15,7 @@ import pytest
 from bayeval.models import CalibrationWarning
 from bayeval.simulate.battery import battery_pool, honesty_run, summarise_battery
 
-REPEATS = 40
+REPEATS = 20
 
 
 @pytest.fixture(scope="module")
@@ -50,13 +50,13 @@ def _coverage(battery, pool, interval):
 @pytest.mark.parametrize("pool", ["separated", "calibrated"])
 def test_the_default_model_covers_where_its_assumption_holds(battery, pool):
     cells = _coverage(battery, pool, "default")
-    assert (cells["coverage"] >= 0.85).all(), cells
+    assert (cells["coverage"] >= 0.8).all(), cells
 
 
 @pytest.mark.slow
 def test_the_robust_model_covers_positives_hidden_among_low_scores(battery):
     cells = _coverage(battery, "hidden", "robust")
-    assert (cells["coverage"] >= 0.85).all(), cells
+    assert (cells["coverage"] >= 0.8).all(), cells
     # and the default model does not: no label can see the hidden positives (documented)
     default = _coverage(battery, "hidden", "default")
     assert default.loc[default["measure"] == "recall", "coverage"].max() < 0.85
@@ -64,8 +64,8 @@ def test_the_robust_model_covers_positives_hidden_among_low_scores(battery):
 
 @pytest.mark.slow
 def test_the_fast_engine_rarely_warns_of_concentrated_weights(battery):
-    # measured at commit 2e9544a: 1 run of 240 warned (calibrated, StaticIS); a fast engine
-    # whose importance weights degenerate on these pools warns in most runs
+    # measured at commit 2e9544a with 40 repeats: 1 run of 240 warned (calibrated, StaticIS); a
+    # fast engine whose importance weights degenerate on these pools warns in most runs
     runs = battery.drop_duplicates(["pool", "sampler", "seed"])
     assert runs["warned"].mean() <= 0.05, runs.groupby(["pool", "sampler"])["warned"].sum()
 

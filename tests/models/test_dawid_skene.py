@@ -147,16 +147,16 @@ def test_annotator_noise_widens_the_measure_interval():
     # 1,000 of a 5,000-item pool's items, each answered by 3 of 6 annotators right on 65-85% of
     # the items (the majority is wrong on about one item in eight). Taking the majority as the
     # truth, the accuracy's interval misses every time; the joint posterior of the labels,
-    # the annotators and the scores covered 17 of these 20 runs and 32 of 40 (seeds 0-39,
-    # benchmarks/README.md, annotators): below the nominal 95% (a calibrated interval covers
-    # 16 or fewer of 20 with probability 0.016), a known limit stated in
-    # models/dawid_skene/spec.md
+    # the annotators and the scores covered 32 of 40 runs (seeds 0-39, benchmarks/README.md,
+    # annotators): below the nominal 95%, a known limit stated in models/dawid_skene/spec.md.
+    # Ten runs here: a calibrated interval covers 6 or fewer of 10 with probability 0.001, an
+    # interval that covers 85% with probability 0.05
     pool, truth = judge_pool("uninformative", size=5_000)
     measure = be.measures.Accuracy()
     true = measure.value(truth, predictions=pool.predictions)[0]
     bound = ScoreCalibration(draws=400).bind(pool, measure)
     covered = {"dawid-skene": 0, "majority": 0}
-    for seed in range(20):
+    for seed in range(10):
         labelled, item, answer, majority, names = noisy_labels(
             truth, 1_000, np.random.default_rng(seed)
         )
@@ -168,7 +168,7 @@ def test_annotator_noise_widens_the_measure_interval():
         for key, values in (("dawid-skene", draws), ("majority", alone)):
             lo, hi = np.quantile(values, [0.025, 0.975])
             covered[key] += bool(lo <= true <= hi)
-    assert covered["dawid-skene"] >= 15 and covered["majority"] <= 2, covered
+    assert covered["dawid-skene"] >= 7 and covered["majority"] <= 1, covered
 
 
 @pytest.mark.slow

@@ -131,7 +131,7 @@ def test_a_reopened_session_asks_what_an_uninterrupted_sampler_asks(tmp_path):
         np.testing.assert_allclose(sess.sampler.shares, plain.shares, rtol=1e-12)
 
 
-def _coverage(kind, judge_kind, runs=40, n_labels=200):
+def _coverage(kind, judge_kind, runs=20, n_labels=200):
     """Coverage of accuracy and macro-F1, and macro-F1's mean width, active and uniform."""
     predicted, confidence, truth = multiclass_pool(kind, np.random.default_rng(7), 10_000)
     judge = multiclass_judge(judge_kind, predicted, confidence, truth, np.random.default_rng(8))
@@ -167,9 +167,10 @@ def _coverage(kind, judge_kind, runs=40, n_labels=200):
     [("hidden", "accurate"), ("rare", "easy-hard"), ("overconfident", "biased")],
 )
 def test_active_labels_keep_the_intervals_honest_and_narrow_macro_f1(kind, judge_kind):
-    # measured: coverage 0.85-0.975; macro-F1's width 0.82, 0.78 and 0.90 of uniform labels'.
-    # A calibrated 95% interval covers fewer than 34 of 40 runs with probability 0.003.
+    # measured (40 runs): coverage 0.85-0.975; macro-F1's width 0.82, 0.78 and 0.90 of uniform
+    # labels'. Here 20 runs: a calibrated 95% interval covers fewer than 16 of 20 with
+    # probability 0.003.
     coverage, width = _coverage(kind, judge_kind)
     for name, share in coverage.items():
-        assert share >= 34 / 40, (name, share)
+        assert share >= 16 / 20, (name, share)
     assert width["active"] < 0.96 * width["uniform"], width
